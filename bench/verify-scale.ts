@@ -32,7 +32,9 @@ export interface VerifyRow extends VerifyCase {
   changes_found: number;
 }
 
-const CONFIG = 'version: 1\nperimeters:\n  writer:\n    read: ["**"]\n    write: ["d*/**"]\n';
+// limits above the widest push measured: the rows measure a permitted change (the defaults allow 100 files)
+const CONFIG =
+  'version: 1\nperimeters:\n  writer:\n    read: ["**"]\n    write: ["d*/**"]\n    limits: { files-per-push: 5000 }\n';
 
 /** d{top}/s{sub}/f{i}.txt: 10 subdirectories per top directory, up to 100 top directories. */
 function layout(files: number): { tops: number; subs: number; perLeaf: number } {

@@ -5,13 +5,13 @@
  * - ref checks: one per tool call; every answer is about the branch head as it is now. They go over git's
  *   smart HTTP (`ls-refs`, one POST each after one capability advertisement), charged to neither budget, and
  *   are counted with `git`, not in the floor;
- * - objects: the head's tree, one recursive listing (for the blob sizes get_tree shows), once per head the
- *   client did not make itself (the writer knows the tree it created); history (list_commits, get_commit:
- *   commits, trees, what each commit changed, reachability) comes from a partial copy of the branch's
- *   history fetched over git's smart HTTP, charged to neither budget: one fetch (two HTTP requests) before
- *   the first history answer and again after each push, counted with `git`, not in the floor;
+ * - objects: none. The head's tree and history (list_commits, get_commit: commits, trees, what each commit
+ *   changed, reachability) come from a partial copy of the branch's history fetched over git's smart HTTP,
+ *   charged to neither budget: one fetch (two HTTP requests) at the first ref check and again at the first
+ *   after each push (the copy is brought to every head it sees), counted with `git`, not in the floor;
  * - blobs: each distinct blob read that the client neither read nor wrote before comes over git's smart HTTP,
  *   charged to neither budget: one fetch (two HTTP requests) per call that needs any, counted apart (`git`);
+ *   get_tree's sizes are the readable files it lists, read the same way (the copy has no blob);
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
  *   the same request); no blob requests.
  * Charged: every request of the floor (no 304s: the ref checks that a conditional REST GET would have
@@ -57,7 +57,6 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
     { id: 'h0', paths: Object.keys(model.files) },
     ...model.history.map((c, i) => ({ id: `h${i + 1}`, paths: Object.keys(c.files) })),
   ].reverse();
-  let headKnown = false;
   const blobs = new Set<string>();
   const withFiles = new Set<string>();
   const reachable = new Set<string>();
@@ -68,12 +67,10 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
 
   const result: FloorStep[] = steps.map((step) => {
     const cost: FloorStep = { refChecks: 1, freeRefChecks: 0, objects: 0, writes: 0, git: 0 };
-    const index = (): void => {
-      if (!headKnown) cost.objects += 1;
-      headKnown = true;
-    };
+    // every ref check brings the history copy to the head: one fetch when a push moved it since
+    if (copyAt !== pushes) cost.git += 2;
+    copyAt = pushes;
     const read = (path: string): void => {
-      index();
       const content = files.get(path);
       if (content === undefined || !canRead(path)) return;
       const sha = blobSha(Buffer.from(content));
@@ -81,9 +78,14 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
       blobs.add(sha);
     };
     switch (step.tool) {
-      case 'get_tree':
-        index();
+      case 'get_tree': {
+        // the sizes it shows: the readable files it lists (below the folder; direct ones unless recursive)
+        const dir = step.args.path === undefined ? '' : `${step.args.path}/`;
+        for (const path of files.keys())
+          if (path.startsWith(dir) && (step.args.recursive || !path.slice(dir.length).includes('/')))
+            read(path);
         break;
+      }
       case 'get_file':
         read(step.args.path);
         break;
@@ -91,7 +93,6 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         step.args.paths.forEach(read);
         break;
       case 'push_files': {
-        index();
         cost.writes += 1;
         for (const f of step.args.files) {
           files.set(f.path, f.content);
@@ -105,9 +106,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
       }
       case 'list_commits':
       case 'get_commit':
-        // from the history copy: brought to the head (one git fetch) when a push moved it since
-        if (copyAt !== pushes) cost.git += 2;
-        copyAt = pushes;
+        // from the history copy, brought to the head above
         break;
     }
     if (cost.refChecks > 0) {

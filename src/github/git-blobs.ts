@@ -65,6 +65,8 @@ export class GitBlobReader {
   private storeDir: string | null = null;
   private queue = new Map<string, Waiter[]>();
   private running: Promise<void> | null = null;
+  /** the store's last git work: fetches into it go one at a time */
+  private turn: Promise<unknown> = Promise.resolve();
   /** set when a fetch failed: from then on every read answers null at once */
   failed = false;
   /** git fetches made (each two HTTP requests) */
@@ -101,6 +103,27 @@ export class GitBlobReader {
     });
   }
 
+  /**
+   * Blob sizes: the blobs are fetched into the store as read() fetches them, but not read into memory
+   * (GitHub offers no size-only read over git: protocol v2's object-info is not advertised), so a size
+   * costs the blob's bytes on the wire and on disk, none in memory, and the read that usually follows no
+   * fetch. Those git could not bring are absent, all of them once git failed.
+   */
+  async sizes(shas: Iterable<string>): Promise<Map<string, number>> {
+    const unique = [...new Set(shas)];
+    if (this.failed || unique.length === 0) return new Map();
+    const work = this.turn.then(async () => {
+      const store = await this.ensureStore();
+      await this.fetchMissing(store, unique);
+      return this.sizesIn(store, unique);
+    });
+    this.turn = work.catch(() => undefined);
+    return work.catch(() => {
+      this.failed = true;
+      return new Map<string, number>();
+    });
+  }
+
   /** Removes the store; later reads start a new one. */
   close(): void {
     this.removeStore();
@@ -122,19 +145,44 @@ export class GitBlobReader {
     this.running = null;
   }
 
-  private async fetch(shas: string[]): Promise<Map<string, Uint8Array>> {
-    const store = await this.ensureStore();
+  private fetch(shas: string[]): Promise<Map<string, Uint8Array>> {
+    // one git fetch into the store at a time: sizes() fetches there too
+    const work = this.turn.then(async () => {
+      const store = await this.ensureStore();
+      await this.fetchMissing(store, shas);
+      const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
+      if (listed.code !== 0) throw new Error(`git cat-file exited ${listed.code}`);
+      return parseBatch(listed.stdout);
+    });
+    this.turn = work.catch(() => undefined);
+    return work;
+  }
+
+  /** Fetches the blobs the store lacks (one fetch, none when it holds them all, as after sizes()). */
+  private async fetchMissing(store: string, shas: string[]): Promise<void> {
+    const held = await this.sizesIn(store, shas);
+    const missing = shas.filter((sha) => !held.has(sha));
+    if (missing.length === 0) return;
     this.fetches += 1;
     const fetch = ['-c', 'protocol.version=2', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
     const fetched = await this.git(
       [...fetch, '--no-auto-gc', '--stdin', this.options.url],
       store,
-      `${shas.join('\n')}\n`,
+      `${missing.join('\n')}\n`,
     );
     if (fetched.code !== 0) throw new Error(`git fetch exited ${fetched.code}`);
-    const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
+  }
+
+  /** The sizes of the blobs the store holds (`cat-file --batch-check`: no content read). */
+  private async sizesIn(store: string, shas: string[]): Promise<Map<string, number>> {
+    const listed = await this.git(['cat-file', '--batch-check'], store, `${shas.join('\n')}\n`);
     if (listed.code !== 0) throw new Error(`git cat-file exited ${listed.code}`);
-    return parseBatch(listed.stdout);
+    const sizes = new Map<string, number>();
+    for (const line of listed.stdout.toString('latin1').split('\n')) {
+      const [sha, type, size] = line.split(' ');
+      if (type === 'blob' && sha !== undefined && size !== undefined) sizes.set(sha, Number(size));
+    }
+    return sizes;
   }
 
   /** the bare repository the blobs are fetched into, made on first use */

@@ -362,7 +362,14 @@ export interface RepoReads {
    * it; what is missing (git refused, unreachable, missing) is for getBlobs and getBlob. Absent: no git.
    */
   getBlobsOverGit?(shas: string[]): Promise<Map<string, Uint8Array>>;
-  /** Every entry below a tree; `truncated` as GitHub reports it. */
+  /**
+   * The sizes of blobs an answer shows (listings read from a history copy have none: it holds no blob), off
+   * both budgets where git can bring the blobs; else from one recursive listing of `root` (a tree on
+   * GitHub they are below), when given, and a few blob reads. A blob missing from the map could not be
+   * sized. Absent: listings carry their sizes.
+   */
+  getBlobSizes?(shas: string[], root?: string): Promise<Map<string, number>>;
+  /** Every entry below a tree; `truncated` as GitHub reports it (a blob's size may be missing: getBlobSizes). */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;
   /**

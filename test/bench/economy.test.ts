@@ -42,8 +42,7 @@ describe('the scripted agent session through the gateway', () => {
   });
 
   it('stays within 1.2 times the floor in charged requests, REST and GraphQL together (304s excluded)', () => {
-    // Measured 13 against 11: the first index reads the head commit before its recursive tree, and the
-    // whole-branch list_commits judges its page in two GraphQL rounds where the floor counts one.
+    // Measured 5 against 5: the pushes; trees, history and get_tree's sizes come over git.
     const charged = result.session.perimeter - result.session.perimeter_not_modified;
     expect(charged).toBeLessThanOrEqual(1.2 * result.session.floor_charged);
   });

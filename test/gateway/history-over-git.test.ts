@@ -23,6 +23,8 @@ perimeters:
 `;
 const FILES = { 'src/a.ts': 'a\n', 'secret/k.txt': 'k\n', 'docs/r.md': 'r\n' };
 const HISTORY = { branch: 'main', dir: tmpdir() };
+/** over get_file's 1 MiB limit */
+const BIG = `${'large file line\n'.repeat(70_000)}`;
 
 type Tuning = Partial<Omit<OctokitUpstreamOptions, 'token' | 'owner' | 'repo' | 'baseUrl'>>;
 
@@ -72,19 +74,41 @@ describe('history over git', () => {
             : { [`src/m${i % 4}.ts`]: `${i}\n`, 'docs/r.md': `r${i}\n` };
         await commitToBare(git.repoDir, 'main', files, `commit ${i}`);
       }
+      await commitToBare(git.repoDir, 'main', { 'src/big.txt': BIG }, 'a file too large to show');
       await same(git, api);
     });
     afterAll(async () => Promise.all([git.close(), api.close()]));
 
     it('answers as the API does, with no REST or GraphQL request once the copy exists', async () => {
-      // the first call makes the copy (and lists the head's tree once, for its sizes)
-      await call(await git.connect('impl'), 'get_tree', {});
+      // the first call makes the copy; get_tree, the first call after it, lists the head from the copy and
+      // sizes its files by reading them over git (a REST recursive listing for the sizes would fail this)
+      await call(await git.connect('impl'), 'list_commits', { per_page: 1 });
       git.fake.resetStats();
       const over = await answers(git, CALLS);
       const { total, graphqlPoints, git: gitRequests } = git.fake.stats();
       expect({ total, graphqlPoints }).toEqual({ total: 0, graphqlPoints: 0 });
       expect(gitRequests).toBeGreaterThan(0);
       expect(over).toEqual(await answers(api, CALLS));
+    });
+
+    it('sizes a file too large to show without reading it, and answers as the API does', async () => {
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['get_file', { path: 'src/big.txt' }],
+        ['get_files', { paths: ['src/big.txt', 'src/a.ts'] }],
+      ];
+      const over: string[] = [];
+      const client = await git.connect('impl');
+      for (const [tool, args] of calls) over.push(JSON.stringify(await call(client, tool, args)));
+      const apiClient = await api.connect('impl');
+      const expected: string[] = [];
+      for (const [tool, args] of calls) expected.push(JSON.stringify(await call(apiClient, tool, args)));
+      expect(over).toEqual(expected);
+      expect(over[0]).toContain('file too large to show');
+      // the blob came to the store's disk for its size, never into the gateway's memory (its blob cache
+      // keeps every blob read under 64 MB)
+      const sha = (await gitText(git.repoDir, ['rev-parse', 'main:src/big.txt'])).trim();
+      const blobs = (git.upstream as unknown as { blobs: { peek(sha: string): unknown } }).blobs;
+      expect(blobs.peek(sha)).toBeUndefined();
     });
 
     it('keeps commits and trees on disk, no blob: no hidden content', async () => {
@@ -189,13 +213,18 @@ describe('history over git', () => {
   });
 
   describe('when the git endpoint fails, hangs or answers half right', () => {
-    const cases: Array<[string, Proxy['mode']]> = [
-      ['fails', 'fail'],
-      ['hangs', 'hang'],
-      ['sends commits without their trees', 'no-trees'],
-      ['cuts the pack short', 'truncate'],
+    const LIST = 'GET /repos/{owner}/{repo}/commits';
+    // get_tree sizes files by fetching their blobs; when that fails, one recursive listing sizes them
+    const SIZES = 'GET /repos/{owner}/{repo}/git/trees/{sha}';
+    const cases: Array<[string, Proxy['mode'], string]> = [
+      ['fails', 'fail', LIST],
+      ['hangs', 'hang', LIST],
+      ['sends commits without their trees', 'no-trees', LIST],
+      ['cuts the pack short', 'truncate', LIST],
+      ['fails blob fetches only', 'blobs-fail', SIZES],
+      ['cuts blob fetches short', 'blobs-truncate', SIZES],
     ];
-    for (const [what, mode] of cases)
+    for (const [what, mode, route] of cases)
       it(`reads by the API when git ${what}, with the same answers`, async () => {
         const proxy = await startProxy();
         const git = await start();
@@ -220,7 +249,7 @@ describe('history over git', () => {
           // the ref check answers; the history fetch after it (the first upload-pack) does not, or not whole
           proxy.mode = mode;
           expect(await answers(faulty, CALLS)).toEqual(await answers(git, CALLS));
-          expect(faulty.fake.stats().byRoute['GET /repos/{owner}/{repo}/commits'] ?? 0).toBeGreaterThan(0);
+          expect(faulty.fake.stats().byRoute[route] ?? 0).toBeGreaterThan(0);
         } finally {
           await Promise.all([git.close(), faulty.close(), proxy.close()]);
         }
@@ -239,7 +268,7 @@ interface Proxy {
   url: string;
   target: string;
   /** what the proxy does to a partial clone's fetch: pass it, ask the server for commits only, or cut its answer */
-  mode: 'pass' | 'fail' | 'hang' | 'no-trees' | 'truncate';
+  mode: 'pass' | 'fail' | 'hang' | 'no-trees' | 'truncate' | 'blobs-fail' | 'blobs-truncate';
   close(): Promise<void>;
 }
 
@@ -253,7 +282,10 @@ async function startProxy(): Promise<Proxy> {
     req.on('end', () => {
       let body = Buffer.concat(chunks);
       const partial = body.includes('filter blob:none');
+      // a fetch of blobs by SHA (git-blobs.ts): a fetch command without a filter
+      const blobs = !partial && body.includes('command=fetch');
       if (partial && proxy.mode === 'fail') return void res.writeHead(500).end('failed\n');
+      if (blobs && proxy.mode === 'blobs-fail') return void res.writeHead(500).end('failed\n');
       // never answered: the fetch's own timeout ends it
       if (partial && proxy.mode === 'hang') return void hung.push(res);
       if (partial && proxy.mode === 'no-trees')
@@ -268,7 +300,8 @@ async function startProxy(): Promise<Proxy> {
         answer.on('data', (c: Buffer) => parts.push(c));
         answer.on('end', () => {
           let sent = Buffer.concat(parts);
-          if (partial && proxy.mode === 'truncate') sent = sent.subarray(0, Math.floor(sent.length / 2));
+          if ((partial && proxy.mode === 'truncate') || (blobs && proxy.mode === 'blobs-truncate'))
+            sent = sent.subarray(0, Math.floor(sent.length / 2));
           const { 'content-length': _, ...rest } = answer.headers;
           res.writeHead(answer.statusCode ?? 502, rest);
           res.end(sent);

@@ -146,6 +146,39 @@ describe('git smart HTTP', () => {
     });
   });
 
+  describe('when a client asks for object-info (blob sizes without the blobs)', () => {
+    const basic = `Basic ${Buffer.from('x-access-token:test-token').toString('base64')}`;
+    const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+
+    it('does not advertise it in protocol v2, as GitHub does not', async () => {
+      const response = await fetch(`${gh.url}/acme/app.git/info/refs?service=git-upload-pack`, {
+        headers: { authorization: basic, 'git-protocol': 'version=2' },
+      });
+      const advertised = await response.text();
+      expect(advertised).toContain('fetch=');
+      expect(advertised).toContain('ls-refs');
+      expect(advertised).not.toContain('object-info');
+    });
+
+    it('refuses the command', async () => {
+      const blob = (
+        await gitClient(dir, ['--git-dir', join(dir, 'repo.git'), 'rev-parse', 'main:README.md'], dir)
+      ).trim();
+      const body = `${pkt('command=object-info\n')}0001${pkt('size\n')}${pkt(`oid ${blob}\n`)}0000`;
+      const response = await fetch(`${gh.url}/acme/app.git/git-upload-pack`, {
+        method: 'POST',
+        headers: {
+          authorization: basic,
+          'git-protocol': 'version=2',
+          'content-type': 'application/x-git-upload-pack-request',
+        },
+        body,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.text()).not.toContain(blob);
+    });
+  });
+
   it('answers 404 for a repository it does not serve', async () => {
     const response = await fetch(`${gh.url}/acme/other.git/info/refs?service=git-upload-pack`, {
       headers: { authorization: `Basic ${Buffer.from('x-access-token:test-token').toString('base64')}` },

@@ -3,6 +3,7 @@ import {
   type RepoCoordinates,
   type RepoReads,
   type RepoWrites,
+  type TreeEntry,
   WholeTrees,
 } from '../../github/index.js';
 import { TreeIndex } from './tree-index.js';
@@ -48,6 +49,26 @@ export class RepoView {
 
   blob(sha: string): Promise<Uint8Array> {
     return this.upstream.getBlob(sha);
+  }
+
+  /**
+   * The sizes of blobs of the tree `root` an answer shows or a read must know first, where the index lists
+   * them without one (an index read from the history copy has none but those already known):
+   * RepoReads.getBlobSizes, with its listing fallback on `root`.
+   */
+  async sizes(root: string, entries: TreeEntry[]): Promise<Map<string, number>> {
+    const unsized = entries.filter((e) => e.type === 'blob' && e.size === undefined).map((e) => e.sha);
+    if (unsized.length === 0 || !this.upstream.getBlobSizes) return new Map();
+    return this.upstream.getBlobSizes(unsized, root);
+  }
+
+  /** The entries with the sizes `sizes` finds filled in (new objects; the index's own are never changed). */
+  async sized(root: string, entries: TreeEntry[]): Promise<TreeEntry[]> {
+    const sizes = await this.sizes(root, entries);
+    return entries.map((e) => {
+      const size = e.size ?? sizes.get(e.sha);
+      return size === undefined || size === e.size ? e : { ...e, size };
+    });
   }
 
   /** An index built locally and checked against its tree's SHA (after a push): never listed again. */

@@ -35,7 +35,9 @@ export const getFile = defineTool({
             : 'no such file';
       throw absent(path);
     }
-    const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
+    // its size first where the index has none (from the history copy): a file too large to show is not read
+    const [sized] = await view.sized(index.sha, [entry]);
+    const file = noteTrusted(await answerFile(view, sized!), instructions, perimeter, path);
     return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
   },
 });

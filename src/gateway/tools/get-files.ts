@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RepoView } from '../reads/repo-view.js';
-import type { TreeIndex } from '../reads/tree-index.js';
-import { answerFile, fileAnswerSchema, type FileAnswer } from '../reads/file-answer.js';
+import type { TreeEntry } from '../../github/index.js';
+import { answerFile, fileAnswerSchema, MAX_READ_BYTES, type FileAnswer } from '../reads/file-answer.js';
 import { validatePath } from '../../policy/index.js';
 import { noteTrusted, readableTree } from '../reads/trusted-instructions.js';
 import { defineTool } from './definition.js';
@@ -18,15 +18,16 @@ const MAX_ANSWER_BYTES = 4 * 1_048_576;
 async function readTogether(
   view: RepoView,
   paths: string[],
-  index: TreeIndex,
-  readable: ReadonlySet<string>,
+  sized: ReadonlyMap<string, TreeEntry>,
 ): Promise<void> {
   let budget = MAX_ANSWER_BYTES;
   const shas = new Set<string>();
   for (const path of paths) {
-    const entry = readable.has(path) ? index.get(path) : undefined;
-    if (entry?.type !== 'blob' || (entry.size ?? 0) > budget) continue;
-    budget -= entry.size ?? 0;
+    const entry = sized.get(path);
+    // a file too large to show is described, not read
+    const size = entry?.size ?? 0;
+    if (entry?.type !== 'blob' || size > budget || size > MAX_READ_BYTES) continue;
+    budget -= size;
     shas.add(entry.sha);
   }
   await Promise.allSettled([...shas].map((sha) => view.blob(sha)));
@@ -50,7 +51,11 @@ export const getFiles = defineTool({
     const index = await readableTree(view, instructions, perimeter);
     const readable = index.readable(perimeter);
     const hidden: string[] = [];
-    await readTogether(view, paths, index, readable.files);
+    // the readable files' sizes first where the index has none (from the history copy), in one fetch: the
+    // files too large for the answer are not read
+    const wanted = paths.flatMap((p) => (readable.files.has(p) ? [index.get(p)!] : []));
+    const sized = new Map((await view.sized(index.sha, wanted)).map((e) => [e.path, e]));
+    await readTogether(view, paths, sized);
     let budget = MAX_ANSWER_BYTES;
     const files: Array<FileAnswer | { path: string; error: string }> = [];
     for (const path of paths) {
@@ -69,7 +74,12 @@ export const getFiles = defineTool({
         files.push({ path, error: 'not found' });
         continue;
       }
-      const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
+      const file = noteTrusted(
+        await answerFile(view, sized.get(path) ?? entry),
+        instructions,
+        perimeter,
+        path,
+      );
       if (file.content !== undefined && file.content.length > budget) {
         const { content: _omitted, encoding: _none, ...rest } = file;
         files.push({

@@ -46,41 +46,40 @@ export const getTree = defineTool({
       notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
       throw absent(dir);
     }
-    const entries: Entry[] = [];
-    const truncated = list(index, readable, dir, recursive === true, entries);
+    const listed: TreeEntry[] = [];
+    const truncated = list(index, readable, dir, recursive === true, listed);
+    // sizes of the readable files listed, where the index has none (read from the history copy)
+    const entries = (await view.sized(index.sha, listed)).map(describe);
     return { structured: { path: dir, entries, truncated } };
   },
 });
 
-/** Fills `out` in tree order; true when it stopped at the limit. */
+/** Fills `out` with the readable entries in tree order; true when it stopped at the limit. */
 function list(
   index: TreeIndex,
   readable: ReadableView,
   dir: string,
   recursive: boolean,
-  out: Entry[],
+  out: TreeEntry[],
 ): boolean {
   for (const entry of [...index.children(dir)].sort(byPath)) {
     if (out.length >= MAX_ENTRIES) return true;
     if (entry.type === 'tree') {
       if (!readable.dirs.has(entry.path)) continue;
-      out.push({ path: entry.path, type: 'dir' });
+      out.push(entry);
       if (recursive && list(index, readable, entry.path, true, out)) return true;
     } else if (readable.files.has(entry.path)) {
-      out.push(describe(entry));
+      out.push(entry);
     }
   }
   return false;
 }
 
 function describe(entry: TreeEntry): Entry {
+  if (entry.type === 'tree') return { path: entry.path, type: 'dir' };
   const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
-  return {
-    path: entry.path,
-    type,
-    sha: entry.sha,
-    ...(entry.size !== undefined ? { size: entry.size } : {}),
-  };
+  const size = entry.size;
+  return { path: entry.path, type, sha: entry.sha, ...(size !== undefined ? { size } : {}) };
 }
 
 function byPath(a: TreeEntry, b: TreeEntry): number {

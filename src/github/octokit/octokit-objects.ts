@@ -35,6 +35,8 @@ const COMPARE_PAGE = 100;
 const TREES_ALONG = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
 const COMMIT_FILES_PAGE = 100;
+/** blobs read one by one for their sizes at most, when neither git nor a listing gave them */
+const SIZE_READS = 20;
 
 /**
  * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
@@ -45,6 +47,8 @@ export abstract class GitObjectReads {
   protected readonly commits = new ShaCache<CommitInfo>();
   protected readonly trees = new ShaCache<TreeEntry[]>();
   protected readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
+  /** REST recursive listings made only for their sizes (git could not bring the blobs), by tree SHA */
+  private readonly sizeListings = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
   protected readonly comparisons = new ShaCache<Comparison>();
   protected readonly commitFiles = new ShaCache<{
     paths: string[];
@@ -61,7 +65,7 @@ export abstract class GitObjectReads {
   protected gitHistory: GitHistory | null = null;
   /**
    * Blob sizes by SHA, from every listing GitHub gave and every blob read or written: the copy holds no
-   * blob, so its listings take their sizes from here.
+   * blob, so its listings take their sizes from here, and getBlobSizes the rest.
    */
   private readonly sizes = new Map<string, number>();
 
@@ -90,7 +94,7 @@ export abstract class GitObjectReads {
 
   async getTree(sha: string): Promise<TreeEntry[]> {
     wire.checkSha(sha);
-    const known = this.trees.peek(sha) ?? (await this.localTree(sha))?.entries;
+    const known = this.trees.peek(sha) ?? (await this.localTree(sha));
     if (known) return known;
     return this.trees.get(sha, async () => {
       const data = await this.rest.read<wire.Tree>(
@@ -103,20 +107,17 @@ export abstract class GitObjectReads {
   }
 
   /**
-   * A tree from the history copy, each blob with its size when known (`whole`: every one). Not kept in
+   * A tree's direct entries from the history copy, each blob with its size where one is known. Not kept in
    * `trees`: a listing of GitHub's, with every size, replaces it there when one is asked for.
    */
-  private async localTree(sha: string): Promise<{ entries: TreeEntry[]; whole: boolean } | null> {
+  private async localTree(sha: string): Promise<TreeEntry[] | null> {
     const entries = await this.gitHistory?.tree(sha);
     if (!entries) return null;
-    let whole = true;
     for (const entry of entries) {
-      if (entry.type !== 'blob') continue;
-      const size = this.sizes.get(entry.sha);
-      if (size === undefined) whole = false;
-      else entry.size = size;
+      const size = entry.type === 'blob' ? this.sizes.get(entry.sha) : undefined;
+      if (size !== undefined) entry.size = size;
     }
-    return { entries, whole };
+    return entries;
   }
 
   /** Keeps the sizes of a listing's blobs; the listing itself is returned. */
@@ -141,7 +142,7 @@ export abstract class GitObjectReads {
     const out = new Map<string, TreeEntry[]>();
     const wanted: string[] = [];
     for (const sha of new Set(shas)) {
-      const known = this.trees.peek(wire.checkSha(sha)) ?? (await this.localTree(sha))?.entries;
+      const known = this.trees.peek(wire.checkSha(sha)) ?? (await this.localTree(sha));
       if (known) out.set(sha, known);
       else wanted.push(sha);
     }
@@ -330,33 +331,37 @@ export abstract class GitObjectReads {
     wire.checkSha(sha);
     return this.recursiveTrees.get(sha, async () => {
       const local = await this.localTreeRecursive(sha);
-      if (local) return { entries: local, truncated: false };
-      const data = await this.rest.read<wire.Tree>(
-        `get tree ${sha}`,
-        'GET /repos/{owner}/{repo}/git/trees/{sha}',
-        { sha, recursive: '1' },
-      );
-      const entries = this.learnSizes(data.tree.map(wire.treeEntry));
-      if (!data.truncated) {
-        for (const [tree, list] of wire.subtrees(sha, entries))
-          if (!this.trees.peek(tree)) this.trees.set(tree, list);
-      }
-      return { entries, truncated: Boolean(data.truncated) };
+      return local ? { entries: local, truncated: false } : this.listRecursive(sha);
     });
   }
 
+  /** One recursive listing of a tree by REST (its blobs' sizes learned, its whole subtrees kept). */
+  private async listRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
+    const data = await this.rest.read<wire.Tree>(
+      `get tree ${sha}`,
+      'GET /repos/{owner}/{repo}/git/trees/{sha}',
+      { sha, recursive: '1' },
+    );
+    const entries = this.learnSizes(data.tree.map(wire.treeEntry));
+    if (!data.truncated) {
+      for (const [tree, list] of wire.subtrees(sha, entries))
+        if (!this.trees.peek(tree)) this.trees.set(tree, list);
+    }
+    return { entries, truncated: Boolean(data.truncated) };
+  }
+
   /**
-   * Every entry below a tree from the history copy, when it holds them all and every blob's size is known
-   * (GitHub's listing gives sizes; a tree with a blob never seen is listed by GitHub once, which teaches
-   * them). Null otherwise.
+   * Every entry below a tree from the history copy, when it holds every tree below it; a blob has its size
+   * only where one is known (the copy holds no blob: getBlobSizes gives the sizes an answer shows). Null
+   * otherwise.
    */
   private async localTreeRecursive(sha: string): Promise<TreeEntry[] | null> {
     if (!this.gitHistory) return null;
     const out: TreeEntry[] = [];
     const walk = async (tree: string, prefix: string): Promise<boolean> => {
       const listed = await this.localTree(tree);
-      if (!listed?.whole) return false;
-      for (const entry of listed.entries) {
+      if (!listed) return false;
+      for (const entry of listed) {
         const path = prefix + entry.path;
         out.push({ ...entry, path });
         if (entry.type === 'tree' && !(await walk(entry.sha, `${path}/`))) return false;
@@ -364,6 +369,32 @@ export abstract class GitObjectReads {
       return true;
     };
     return (await walk(sha, '')) ? out : null;
+  }
+
+  /**
+   * The sizes of blobs below `root` that an answer shows. Known ones at once; the rest are fetched over git,
+   * off both budgets, to the blob store's disk, not to memory (an answer names readable blobs only, so
+   * nothing hidden is fetched; the reads that usually follow fetch nothing more). What git cannot bring is sized by one recursive listing of `root`
+   * by REST (as before the copy), then by reading at most SIZE_READS blobs (GraphQL or REST); beyond that a blob stays unsized.
+   */
+  async getBlobSizes(shas: string[], root?: string): Promise<Map<string, number>> {
+    const unknown = () => [...new Set(shas)].filter((sha) => !this.sizes.has(wire.checkSha(sha)));
+    if (unknown().length > 0 && this.gitBlobs)
+      for (const [sha, size] of await this.gitBlobs.sizes(unknown())) this.sizes.set(sha, size);
+    if (unknown().length > 0 && root !== undefined)
+      await this.sizeListings.get(wire.checkSha(root), () => this.listRecursive(root));
+    // a read that fails leaves its blob unsized: a size describes, it decides nothing
+    await Promise.allSettled(
+      unknown()
+        .slice(0, SIZE_READS)
+        .map((sha) => this.getBlob(sha)),
+    );
+    const out = new Map<string, number>();
+    for (const sha of shas) {
+      const size = this.sizes.get(sha);
+      if (size !== undefined) out.set(sha, size);
+    }
+    return out;
   }
 
   /**

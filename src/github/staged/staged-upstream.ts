@@ -205,6 +205,20 @@ export class StagedUpstream implements Upstream {
     }
     return found;
   }
+  async getBlobSizes(shas: string[], root?: string): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const remote: string[] = [];
+    for (const sha of shas) {
+      const bytes = this.objects.blobs.get(sha);
+      if (bytes) out.set(sha, bytes.byteLength);
+      else remote.push(sha);
+    }
+    // a staged tree is not on GitHub: no listing of it can size anything
+    const listed = root !== undefined && !this.objects.trees.has(root) ? root : undefined;
+    if (remote.length > 0 && this.inner.getBlobSizes)
+      for (const [sha, size] of await this.inner.getBlobSizes(remote, listed)) out.set(sha, size);
+    return out;
+  }
   async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
     if (!this.objects.trees.has(sha)) return this.inner.getTreeRecursive(sha);
     const entries: TreeEntry[] = [];

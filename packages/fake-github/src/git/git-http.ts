@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { ACTIVITY_ENV, activityPath, ACTOR_ENV, LOCKS_ENV, NO_WORKFLOWS_ENV } from '../activity-log.js';
 import { lockPatterns } from '../rules/ruleset.js';
 import type { FakeRepo } from '../repo.js';
@@ -48,6 +49,13 @@ export async function handleGit(
   if (pushing && state.contentsReadOnly.has(presentedToken(req, true) ?? ''))
     return plain(res, 403, `Permission to ${owner}/${name}.git denied to ${login}.`);
   if (req.method === 'POST' && rest === '/git-receive-pack') await state.faults.moveRefsBefore(repo, null);
+  if (req.method === 'POST' && rest === '/git-upload-pack') {
+    // read whole (a request is its wants and options: small) to see which protocol v2 command it asks for
+    const body = await readBody(req);
+    if (asksObjectInfo(body, req.headers['content-encoding']))
+      return plain(res, 400, "fatal: invalid command 'object-info'");
+    return serveGit(req, res, repo, rest, login, state.canWriteWorkflows, '', body);
+  }
   const locks = pushing ? lockPatterns(repo.rulesets, await repo.defaultBranch()) : '';
   await serveGit(req, res, repo, rest, login, state.canWriteWorkflows, locks);
 }
@@ -64,7 +72,17 @@ export function serveGit(
   actor: string,
   canWriteWorkflows: boolean,
   locks = '',
+  /** the request body when the caller read it already */
+  body?: Buffer,
 ): Promise<void> {
+  // GitHub's protocol v2 capability advertisement has no `object-info` (blob sizes without the blobs):
+  // git's upload-pack offered it by default until 2.44, whose commit turning it off (742f407e3c, "serve.c")
+  // is "a patch that GitHub has been running for several years". This git (2.39) still offers it, so the
+  // advertisement is filtered here, and a request for it refused above, as no newer git would serve it.
+  const advertisement =
+    rest === '/info/refs' &&
+    /service=git-upload-pack/.test(req.url ?? '') &&
+    /version=2/.test(String(req.headers['git-protocol'] ?? ''));
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -76,7 +94,7 @@ export function serveGit(
     REQUEST_METHOD: req.method ?? 'GET',
     QUERY_STRING: url.search.replace(/^\?/, ''),
     CONTENT_TYPE: String(req.headers['content-type'] ?? ''),
-    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_COUNT: '4',
     GIT_CONFIG_KEY_0: 'http.receivepack',
     GIT_CONFIG_VALUE_0: 'true',
     GIT_CONFIG_KEY_1: 'safe.directory',
@@ -85,6 +103,9 @@ export function serveGit(
     // https://github.blog/open-source/git/get-up-to-speed-with-partial-clone-and-shallow-clone/
     GIT_CONFIG_KEY_2: 'uploadpack.allowFilter',
     GIT_CONFIG_VALUE_2: 'true',
+    // git 2.44 and later: no `object-info` (GitHub's, above); older gits ignore the key
+    GIT_CONFIG_KEY_3: 'transfer.advertiseObjectInfo',
+    GIT_CONFIG_VALUE_3: 'false',
     [ACTIVITY_ENV]: activityPath(repo.dir),
     [ACTOR_ENV]: actor,
     [NO_WORKFLOWS_ENV]: canWriteWorkflows ? '0' : '1',
@@ -102,9 +123,11 @@ export function serveGit(
     let headersSent = false;
     const stderr: Buffer[] = [];
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const held: Buffer[] = [];
+    const write = (chunk: Buffer): void => void (advertisement ? held.push(chunk) : res.write(chunk));
     child.stdout.on('data', (chunk: Buffer) => {
       if (headersSent) {
-        res.write(chunk);
+        write(chunk);
         return;
       }
       head = Buffer.concat([head, chunk]);
@@ -122,8 +145,8 @@ export function serveGit(
       }
       res.statusCode = status;
       headersSent = true;
-      const body = head.subarray(end.index + end.length);
-      if (body.length > 0) res.write(body);
+      const rest = head.subarray(end.index + end.length);
+      if (rest.length > 0) write(rest);
     });
     child.on('error', (error) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -131,6 +154,7 @@ export function serveGit(
       resolve();
     });
     child.on('close', () => {
+      if (held.length > 0) res.write(withoutObjectInfo(Buffer.concat(held)));
       if (!headersSent && !res.headersSent) {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.write(Buffer.concat(stderr));
@@ -139,7 +163,8 @@ export function serveGit(
       resolve();
     });
     child.stdin.on('error', () => undefined);
-    req.pipe(child.stdin);
+    if (body) child.stdin.end(body);
+    else req.pipe(child.stdin);
   });
 }
 
@@ -149,4 +174,35 @@ function findHeaderEnd(buffer: Buffer): { index: number; length: number } | null
   if (crlf >= 0 && (lf < 0 || crlf < lf)) return { index: crlf, length: 4 };
   if (lf >= 0) return { index: lf, length: 2 };
   return null;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Whether a protocol v2 request's first pkt-line is `command=object-info` (git gzips large requests). */
+function asksObjectInfo(body: Buffer, encoding: string | string[] | undefined): boolean {
+  let text: Buffer = body;
+  if (encoding === 'gzip') {
+    try {
+      text = gunzipSync(body);
+    } catch {
+      return false;
+    }
+  }
+  return text.subarray(4, 23).toString('latin1') === 'command=object-info';
+}
+
+/** A v2 capability advertisement without its `object-info` line. */
+function withoutObjectInfo(advertised: Buffer): Buffer {
+  const line = Buffer.from('0010object-info\n', 'latin1');
+  const at = advertised.indexOf(line);
+  return at < 0
+    ? advertised
+    : Buffer.concat([advertised.subarray(0, at), advertised.subarray(at + line.length)]);
 }
