@@ -1,5 +1,14 @@
 export { validatePath, type PathCheck } from './path.js';
-export { TOOL_NAMES, type ToolName } from './tools.js';
+export {
+  DEFAULT_TOOLS,
+  isToolName,
+  servesContent,
+  TOOL_CATALOGUE,
+  TOOL_NAMES,
+  toolNature,
+  type ToolName,
+  type ToolNature,
+} from './tools.js';
 export {
   DEFAULT_LIMITS,
   defaultPerimeterSpec,

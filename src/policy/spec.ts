@@ -1,4 +1,4 @@
-import { TOOL_NAMES, type ToolName } from './tools.js';
+import { DEFAULT_TOOLS, type ToolName } from './tools.js';
 import type { TrustRule } from './trust.js';
 
 export interface Limits {
@@ -27,7 +27,7 @@ export interface PullRequestRule {
 export interface PerimeterSpec {
   name: string;
   description?: string;
-  /** Default: every tool in TOOL_NAMES. */
+  /** Default: every tool whose catalogue entry says defaultGrant (tools.ts). */
   tools: ToolName[];
   read: string[];
   write: string[];
@@ -71,7 +71,7 @@ export interface PerimeterSpec {
 export function defaultPerimeterSpec(name: string): PerimeterSpec {
   return {
     name,
-    tools: [...TOOL_NAMES],
+    tools: [...DEFAULT_TOOLS],
     read: [],
     write: [],
     branches: null,

@@ -1,5 +1,7 @@
 import type { ToolName } from '../../policy/index.js';
 import type { ToolDefinition } from './definition.js';
+import { blame } from './blame.js';
+import { diff } from './diff.js';
 import { getCommit } from './get-commit.js';
 import { getFile } from './get-file.js';
 import { getFiles } from './get-files.js';
@@ -7,6 +9,7 @@ import { getTree } from './get-tree.js';
 import { listCommits } from './list-commits.js';
 import { pushFiles } from './push-files.js';
 import { requestScope } from './request-scope.js';
+import { search } from './search.js';
 
 /**
  * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
@@ -18,6 +21,9 @@ export const TOOLS = {
   get_files: getFiles,
   list_commits: listCommits,
   get_commit: getCommit,
+  search,
+  blame,
+  diff,
   push_files: pushFiles,
   request_scope: requestScope,
 } as const satisfies { readonly [N in ToolName]: ToolDefinition<N> };
