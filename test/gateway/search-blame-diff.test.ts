@@ -68,7 +68,13 @@ describe('search, blame and diff', () => {
     it('finds a definition in readable files only, with line numbers and context', async () => {
       const found = await ok<SearchAnswer>(dev, 'search', { pattern: 'function widget', context: 1 });
       expect(found.matches).toEqual([
-        { path: 'src/widget.ts', line: 1, text: 'export function widget() {', before: [], after: ['  return 2;'] },
+        {
+          path: 'src/widget.ts',
+          line: 1,
+          text: 'export function widget() {',
+          before: [],
+          after: ['  return 2;'],
+        },
       ]);
       expect(found.files_not_searched).toEqual([
         { path: 'src/logo.bin', note: expect.stringMatching(/^binary file/) as string },
@@ -76,7 +82,11 @@ describe('search, blame and diff', () => {
     });
 
     it('takes RE2 regular expressions, case-insensitive when asked', async () => {
-      const found = await ok<SearchAnswer>(dev, 'search', { pattern: 'WIDGET\\(\\)', regex: true, case_sensitive: false });
+      const found = await ok<SearchAnswer>(dev, 'search', {
+        pattern: 'WIDGET\\(\\)',
+        regex: true,
+        case_sensitive: false,
+      });
       expect(found.matches.map((m) => `${m.path}:${m.line}`)).toEqual(['docs/guide.md:2', 'src/widget.ts:1']);
     });
 
@@ -88,7 +98,11 @@ describe('search, blame and diff', () => {
 
     it('runs a pattern that backtracks exponentially elsewhere in linear time', async () => {
       await commitToBare(h.repoDir, 'main', { 'src/long.txt': `${'a'.repeat(100_000)}!\n` }, 'long line');
-      const found = await ok<SearchAnswer>(dev, 'search', { pattern: '(a+)+$', regex: true, path: 'src/long.txt' });
+      const found = await ok<SearchAnswer>(dev, 'search', {
+        pattern: '(a+)+$',
+        regex: true,
+        path: 'src/long.txt',
+      });
       expect(found.matches).toEqual([]);
     });
 
@@ -121,12 +135,16 @@ describe('search, blame and diff', () => {
 
   describe('blame', () => {
     it('owes each line to the commit that last changed it', async () => {
-      const blamed = await ok<{ lines: Array<{ line: number; commit: string; text: string }>; commits: Array<{ sha: string }> }>(
-        dev,
-        'blame',
-        { path: 'src/widget.ts' },
-      );
-      expect(blamed.lines.map((l) => [l.line, l.commit === first ? 'first' : l.commit === second ? 'second' : l.commit])).toEqual([
+      const blamed = await ok<{
+        lines: Array<{ line: number; commit: string; text: string }>;
+        commits: Array<{ sha: string }>;
+      }>(dev, 'blame', { path: 'src/widget.ts' });
+      expect(
+        blamed.lines.map((l) => [
+          l.line,
+          l.commit === first ? 'first' : l.commit === second ? 'second' : l.commit,
+        ]),
+      ).toEqual([
         [1, 'first'],
         [2, 'second'],
         [3, 'first'],
@@ -146,27 +164,31 @@ describe('search, blame and diff', () => {
 
   describe('diff', () => {
     it("shows a commit's readable changes as hunks", async () => {
-      const shown = await ok<{ files: Array<{ path: string; status: string; patch?: string }>; omitted_count: number }>(
-        dev,
-        'diff',
-        { sha: second },
-      );
+      const shown = await ok<{
+        files: Array<{ path: string; status: string; patch?: string }>;
+        omitted_count: number;
+      }>(dev, 'diff', { sha: second });
       expect(shown.files).toEqual([
         {
           path: 'src/widget.ts',
           status: 'modified',
-          patch: '@@ -1,3 +1,5 @@\n export function widget() {\n-  return 1;\n+  return 2;\n }\n+\n+export const more = widget;\n',
+          patch:
+            '@@ -1,3 +1,5 @@\n export function widget() {\n-  return 1;\n+  return 2;\n }\n+\n+export const more = widget;\n',
         },
       ]);
       expect(shown.omitted_count).toBe(0);
     });
 
     it('compares two commits, counting hidden changes without showing them', async () => {
-      const shown = await ok<{ files: Array<{ path: string }>; omitted_count: number; base: string }>(dev, 'diff', {
-        sha: second,
-        base: first,
-        path: 'src',
-      });
+      const shown = await ok<{ files: Array<{ path: string }>; omitted_count: number; base: string }>(
+        dev,
+        'diff',
+        {
+          sha: second,
+          base: first,
+          path: 'src',
+        },
+      );
       expect(shown.base).toBe(first);
       expect(shown.files.map((f) => f.path)).toEqual(['src/widget.ts']);
     });

@@ -32,7 +32,12 @@ export const diff = defineTool({
   },
   outputSchema: {
     sha: z.string(),
-    base: z.string().nullable(),
+    base: z
+      .string()
+      .nullable()
+      .describe(
+        'the base asked for; null for the first parent, never named (it may be a commit this endpoint hides)',
+      ),
     files: z.array(
       z.object({
         path: z.string(),
@@ -52,7 +57,7 @@ export const diff = defineTool({
         ? undefined
         : requirePath(args.path, ' (leave path out for every readable file)');
     const newer = await visibleCommit(args.sha, context);
-    let base: string | null = newer.commit.parents[0] ?? null;
+    let base: string | null = null;
     let readable = newer.readable;
     let omitted = newer.omitted;
     if (args.base !== undefined) {
