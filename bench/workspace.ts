@@ -48,7 +48,7 @@ export interface WorkspaceRow {
 const WORDS = ['count', 'widget', 'format', 'value', 'render', 'parse', 'state', 'index', 'check', 'total'];
 
 /** Source-like text of about 400 bytes, different in every file (a seeded generator, so runs agree). */
-function sourceText(i: number): string {
+export function sourceText(i: number): string {
   let seed = (i + 1) * 2654435761;
   const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0);
   const lines = [`// file ${i}`];
