@@ -14,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { handOutWorkspaces } from '../src/action/agent-job/workspace.js';
 import { createOctokitUpstream } from '../src/github/octokit/octokit-upstream.js';
 import { parseConfig, selectPerimeters } from '../src/policy/index.js';
+import { createSecretFilter } from '../src/safety/index.js';
 import { difference } from './economy/counting.js';
 import { round } from './support/measure.js';
 import { BRANCH, OWNER, REPO, startStandIn } from './support/stand-in.js';
@@ -137,6 +138,8 @@ export async function runWorkspace(
         configRef: BRANCH,
         perimeters,
         folder: join(dir, 'ws'),
+        // as main hands it out: files written as get_file shows them (issue 45)
+        filter: createSecretFilter({ extraSecrets: [standIn.token] }),
       });
       const wsMs = performance.now() - start;
       const cost = difference(standIn.fake.stats(), before);
