@@ -20,6 +20,7 @@ import { writeResults, writeTable } from './support/report.js';
 import { evaluateTargets, renderTable } from './support/summary.js';
 import { runVerifyScale, type VerifyCase } from './verify-scale.js';
 import { runWorkspace } from './workspace.js';
+import { runSearch } from './search.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -104,6 +105,10 @@ if (wanted('big')) {
 if (wanted('workspace')) {
   log('workspace: hand a perimeter its directory at 2,000 to 100,000 files, against a shallow clone');
   results.workspace = await runWorkspace(quick ? [2000] : [2000, 40000, 100000]);
+}
+if (wanted('search')) {
+  log('search: one search over 2,000 to 100,000 readable files, against get_files over all of them');
+  results.search = await runSearch(quick ? [2000] : [2000, 40000, 100000]);
 }
 if (wanted('history')) {
   log('history: the history of a real project (PERIMETER_HISTORY_REPO)');

@@ -14,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { handOutWorkspaces } from '../src/action/agent-job/workspace.js';
 import { createOctokitUpstream } from '../src/github/octokit/octokit-upstream.js';
 import { parseConfig, selectPerimeters } from '../src/policy/index.js';
+import { createSecretFilter } from '../src/safety/index.js';
 import { difference } from './economy/counting.js';
 import { round } from './support/measure.js';
 import { BRANCH, OWNER, REPO, startStandIn } from './support/stand-in.js';
@@ -48,7 +49,7 @@ export interface WorkspaceRow {
 const WORDS = ['count', 'widget', 'format', 'value', 'render', 'parse', 'state', 'index', 'check', 'total'];
 
 /** Source-like text of about 400 bytes, different in every file (a seeded generator, so runs agree). */
-function sourceText(i: number): string {
+export function sourceText(i: number): string {
   let seed = (i + 1) * 2654435761;
   const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0);
   const lines = [`// file ${i}`];
@@ -137,6 +138,8 @@ export async function runWorkspace(
         configRef: BRANCH,
         perimeters,
         folder: join(dir, 'ws'),
+        // as main hands it out: files written as get_file shows them (issue 45)
+        filter: createSecretFilter({ extraSecrets: [standIn.token] }),
       });
       const wsMs = performance.now() - start;
       const cost = difference(standIn.fake.stats(), before);

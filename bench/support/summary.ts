@@ -8,6 +8,7 @@ import type { SafetyResult } from '../content-safety.js';
 import type { VerifyRow } from '../verify-scale.js';
 import type { BigRow } from '../big-repos.js';
 import type { WorkspaceRow } from '../workspace.js';
+import type { SearchRow } from '../search.js';
 import type { HistoryResult } from '../real-history.js';
 import type { SessionResult } from '../history-session.js';
 import type { Machine } from './machine.js';
@@ -22,6 +23,7 @@ interface Results {
   verify?: VerifyRow[];
   big?: BigRow[];
   workspace?: WorkspaceRow[];
+  search?: SearchRow[];
   history?: HistoryResult | null;
   history_session?: SessionResult | null;
   startup?: StartupResult;
@@ -434,6 +436,7 @@ export function renderTable(raw: Record<string, unknown>): string {
       ),
     );
   }
+  if (r.search) out.push(...searchTable(r.search));
   if (r.workspace) {
     out.push(
       '### The perimeter workspace (hand-out of what one perimeter reads, against `git clone --depth 1` of the same head; bytes on the wire both ways, and the API answers gzipped as GitHub sends them)',
@@ -513,4 +516,35 @@ export function renderTable(raw: Record<string, unknown>): string {
     );
   }
   return out.join('\n\n');
+}
+
+/** The search section: one search through the gateway against get_files over every file, the same run. */
+export function searchTable(rows: SearchRow[]): string[] {
+  return [
+    '### Search (one `search` through the gateway, secret filter on, against `get_tree` then `get_files` 100 paths a call over every file, the same run; requests are REST and GraphQL, git apart)',
+    table(
+      [
+        'files',
+        'cold: requests (git)',
+        'cold: ms',
+        'warm: requests (git)',
+        'warm: ms',
+        'baseline: calls',
+        'baseline: requests (git)',
+        'baseline: ms',
+        'baseline / cold',
+      ],
+      rows.map((s) => [
+        s.files.toLocaleString('en-US'),
+        `${s.cold.requests} (${s.cold.git})`,
+        s.cold.ms,
+        `${s.warm.requests} (${s.warm.git})`,
+        s.warm.ms,
+        s.baseline.calls.toLocaleString('en-US'),
+        `${s.baseline.requests} (${s.baseline.git})`,
+        s.baseline.ms,
+        `${s.ratio}x`,
+      ]),
+    ),
+  ];
 }

@@ -1,11 +1,12 @@
 import type { CallRecord } from '../ledger/index.js';
-import type { Perimeter } from '../policy/index.js';
+import { toolNature, type Perimeter } from '../policy/index.js';
 import type { Refusal } from './replay-judge.js';
 
 /**
  * `perimeter replay --ledger`: a run's recorded calls judged by the path rules of two configs. Only what
- * the rules alone decide is judged: which perimeter and tool exist, the files `get_file`/`get_files` read and
- * the paths `push_files` writes. Tree listings and history depend on what the repository held, so they are
+ * the rules alone decide is judged: which perimeter and tool exist, the files the tools that serve content
+ * read (get_file, get_files, search, blame, diff: the catalogue's `serves: 'content'`) and the paths the
+ * writing tools write (push_files). Tree listings and history depend on what the repository held, so they are
  * shown and not judged. Free of I/O.
  */
 /** The fields of a ledger's call record (src/ledger/record.ts) that replay judges, and its number. */
@@ -28,7 +29,6 @@ export interface CallChange {
   after: CallVerdict;
 }
 
-const READS = new Set(['get_file', 'get_files']);
 const WITHHELD = '[withheld]';
 
 /**
@@ -65,12 +65,14 @@ export function judgeCall(call: LedgerCall, perimeters: ReadonlyMap<string, Peri
   const all = (rule: string) => ({ state: 'refused' as const, refused: [{ path: call.tool, rule }] });
   if (perimeter === undefined) return all(`no perimeter ${JSON.stringify(call.perimeter)}`);
   if (!perimeter.tools.has(call.tool as never)) return all(`no ${call.tool} tool in ${perimeter.name}`);
-  const judged = call.tool === 'push_files' || READS.has(call.tool);
+  const nature = toolNature(call.tool);
+  const judged = nature !== undefined && (nature.writes || nature.serves === 'content');
   // Paths that carried a secret were withheld from the ledger: nothing to judge them by.
   if (!judged || call.paths.includes(WITHHELD)) return { state: 'not judged', refused: [] };
+  const writes = nature.writes;
   const refused: Refusal[] = [];
   for (const path of call.paths) {
-    const decision = call.tool === 'push_files' ? perimeter.canWrite(path) : perimeter.canRead(path);
+    const decision = writes ? perimeter.canWrite(path) : perimeter.canRead(path);
     if (!decision.allowed) refused.push({ path, rule: decision.rule });
   }
   return { state: refused.length === 0 ? 'allowed' : 'refused', refused };

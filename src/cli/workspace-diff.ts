@@ -3,7 +3,9 @@ import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { blobSha } from '../github/index.js';
-import type { WorkspaceState } from '../clients/workspace-state.js';
+import type { WorkspaceState, WorkspaceStateFile } from '../clients/workspace-state.js';
+import { restoreHidden } from '../clients/workspace-restore.js';
+import { OPEN } from '../safety/hidden-markup.js';
 import { decodeText } from '../safety/binary-text.js';
 
 /** What changed in a workspace since it was handed out (or last pushed), as push_files takes it. */
@@ -11,7 +13,7 @@ export interface WorkspaceDiff {
   files: Array<{ path: string; content: string; encoding?: 'base64' }>;
   deletions: string[];
   /** the blob and mode of each file written, for the state after a push */
-  written: Record<string, { mode: '100644' | '100755'; sha: string }>;
+  written: Record<string, WorkspaceStateFile>;
   /** changes push_files cannot carry: a push with any of these is refused before it is sent */
   refused: string[];
   /** changes left out, said so (a mode change alone) */
@@ -103,6 +105,9 @@ async function readRegular(path: string, expected?: Stats): Promise<Buffer | nul
   }
 }
 
+/** What marks a placeholder or a hidden span in a shown text: `[hidden: <kind>]`, and the marks' opening. */
+const MARKS = ['[hidden: ', OPEN];
+
 export async function diffWorkspace(state: WorkspaceState): Promise<WorkspaceDiff> {
   const diff: WorkspaceDiff = { files: [], deletions: [], written: {}, refused: [], notes: [] };
   const onDisk = await walk(state.dir);
@@ -140,6 +145,19 @@ export async function diffWorkspace(state: WorkspaceState): Promise<WorkspaceDif
     }
     // as text only when the text gives back the same bytes (a byte-order mark would be lost otherwise)
     const text = decodeText(bytes);
+    if (before?.shown) {
+      // handed out with placeholders: the lines left as they were go back as the values they stand for
+      const restored =
+        text === null ? null : restoreHidden(before.shown.text, before.shown.originals, text, MARKS);
+      if (restored === null || 'refused' in restored) {
+        const why = restored?.refused ?? ['no longer text, so the hidden values it held cannot be put back'];
+        for (const reason of why) diff.refused.push(`${path}: ${reason}`);
+        continue;
+      }
+      diff.files.push({ path, content: restored.text });
+      diff.written[path] = { mode, sha, shown: { text: text!, originals: restored.originals } };
+      continue;
+    }
     diff.files.push(
       text !== null && Buffer.from(text, 'utf8').equals(bytes)
         ? { path, content: text }

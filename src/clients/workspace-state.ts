@@ -9,7 +9,15 @@ import { z } from 'zod';
  */
 const fileSchema = z.strictObject({
   mode: z.enum(['100644', '100755', '120000']),
+  /** the blob of the file as it is on disk */
   sha: z.string().regex(/^[0-9a-f]{40}$/),
+  /**
+   * A file handed out as get_file shows it (secret values as placeholders, hidden spans marked): the text on
+   * disk, and for each of its lines (0-based) that differs from the repository's, the text it stands for,
+   * which the push puts back (clients/workspace-restore.ts). It holds secret values: this file is 0600, in
+   * main's directory, never in the workspace.
+   */
+  shown: z.strictObject({ text: z.string(), originals: z.record(z.string(), z.string()) }).optional(),
 });
 
 export const workspaceStateSchema = z.strictObject({

@@ -1,5 +1,14 @@
 export { validatePath, type PathCheck } from './path.js';
-export { TOOL_NAMES, type ToolName } from './tools.js';
+export {
+  DEFAULT_TOOLS,
+  isToolName,
+  servesContent,
+  TOOL_CATALOGUE,
+  TOOL_NAMES,
+  toolNature,
+  type ToolName,
+  type ToolNature,
+} from './tools.js';
 export {
   DEFAULT_LIMITS,
   defaultPerimeterSpec,
@@ -62,7 +71,7 @@ export {
   type RefRuleset,
 } from './establish/ref-rules.js';
 export { establish, EstablishRefusal, type Established, type EstablishFacts } from './establish/establish.js';
-export { CONVERSATION_TOOLS, DEFAULT_TOOLS } from './tools.js';
+export { CONVERSATION_TOOLS } from './tools.js';
 export {
   commentProblem,
   CONVERSATION_DEFAULTS,

@@ -28,7 +28,7 @@ export interface PullRequestRule {
 export interface PerimeterSpec {
   name: string;
   description?: string;
-  /** Default: DEFAULT_TOOLS (every tool but the conversation ones). */
+  /** Default: every tool whose catalogue entry says defaultGrant (tools.ts): all but the conversation ones. */
   tools: ToolName[];
   read: string[];
   write: string[];

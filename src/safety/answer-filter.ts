@@ -6,6 +6,12 @@ export interface Redaction {
   hidden: number;
   /** kind of secret ('GitHub token', 'private key', ...) to how many of them were hidden */
   kinds: Record<string, number>;
+  /**
+   * Where each hidden value was in the text given (start inclusive, end exclusive, in order), for a caller
+   * that must put it back (the workspace's push restores what it handed out as placeholders). Absent from
+   * filters that hide nothing.
+   */
+  spans?: ReadonlyArray<{ readonly start: number; readonly end: number }>;
 }
 
 /**

@@ -66,7 +66,12 @@ export function applyRedaction(text: string, spans: Finding[]): Redaction {
     at = span.end;
     kinds[span.kind] = (kinds[span.kind] ?? 0) + 1;
   }
-  return { text: out + text.slice(at), hidden: spans.length, kinds };
+  return {
+    text: out + text.slice(at),
+    hidden: spans.length,
+    kinds,
+    spans: spans.map(({ start, end }) => ({ start, end })),
+  };
 }
 
 /**

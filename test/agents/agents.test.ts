@@ -114,6 +114,8 @@ describe('the real agent clients, as README shows them', () => {
             'hidden file answered exactly like a missing one',
             'out-of-scope push refused',
             'in-scope push landed',
+            'search found the definition',
+            'blame answered the definition with its commit',
           ].sort(),
         );
         expect(

@@ -38,11 +38,21 @@ export interface ScriptFiles {
   inside: { path: string; content: string };
 }
 
-export const TOOLS = ['get_tree', 'get_file', 'get_files', 'push_files', 'list_commits', 'get_commit'];
+export const TOOLS = [
+  'get_tree',
+  'get_file',
+  'get_files',
+  'push_files',
+  'list_commits',
+  'get_commit',
+  'search',
+  'blame',
+];
 
 interface Step {
   tool: string;
-  input: Record<string, unknown>;
+  /** the call's arguments, or how they follow from the earlier results */
+  input: Record<string, unknown> | ((earlier: string[]) => Record<string, unknown>);
   /** checks on this step's answer (and earlier ones); returns the checks it made */
   check(result: string, earlier: string[]): Check[];
 }
@@ -93,6 +103,30 @@ function steps(files: ScriptFiles): Step[] {
       input: { message: 'In scope', files: [files.inside] },
       check: (result) => [
         check('in-scope push landed', /[0-9a-f]{40}/.test(result) && !/refused/i.test(result), result),
+      ],
+    },
+    {
+      // find where something is defined, as an agent does before it reads file after file
+      tool: 'search',
+      input: { pattern: files.readable.expect },
+      check: (result) => [
+        check(
+          'search found the definition',
+          result.includes(`"path":"${files.readable.path}"`) && result.includes(files.readable.expect),
+          result,
+        ),
+      ],
+    },
+    {
+      // and ask who last changed it, at the path the search answered
+      tool: 'blame',
+      input: (earlier) => ({ path: /"path":"([^"]+)"/.exec(earlier.at(-1) ?? '')?.[1] ?? '' }),
+      check: (result) => [
+        check(
+          'blame answered the definition with its commit',
+          /"commit":"[0-9a-f]{40}"/.test(result) && result.includes(files.readable.expect),
+          result,
+        ),
       ],
     },
   ];
@@ -155,7 +189,7 @@ export class Script {
       this.record(check(`tool ${step.tool} offered`, false, `offered: ${conversation.offered.join(', ')}`));
       return { kind: 'text', text: `Stopped: ${step.tool} is not offered.` };
     }
-    return { kind: 'call', name, input: step.input };
+    return { kind: 'call', name, input: typeof step.input === 'function' ? step.input(results) : step.input };
   }
 
   private toolOf(offered: string[], name: string): string | undefined {

@@ -80,6 +80,9 @@ describe('the gateway server', () => {
         'get_files',
         'list_commits',
         'get_commit',
+        'search',
+        'blame',
+        'diff',
         'push_files',
         'request_scope',
       ]);

@@ -69,7 +69,10 @@ describe('planFromIndex', () => {
       const plan = planFromIndex(index, writer);
       expect(plan.files).toEqual([]);
       expect(plan.leftOut).toEqual([
-        { path: '', reason: expect.stringMatching(/no get_file or get_files/) as string },
+        {
+          path: '',
+          reason: expect.stringMatching(/no tool of this perimeter serves file content/) as string,
+        },
       ]);
     });
   });

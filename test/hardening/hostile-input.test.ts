@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, gitText, writeRequests } from '@perimeter/fake-github';
+import { TOOL_CATALOGUE, TOOL_NAMES } from '../../src/policy/index.js';
 import { callTool, startStand, textOf, toolCall, type RawAnswer, type Stand } from './support/stand.js';
 
 const CONFIG = `
@@ -29,7 +30,10 @@ const FILES = {
   'src/.env': `TOKEN=${HIDDEN}\n`,
 };
 
-const READ_TOOLS = ['get_file', 'get_files', 'get_tree', 'list_commits', 'get_commit'] as const;
+/** every tool that reads the repository, from the catalogue: a new read tool is hammered here too */
+const READ_TOOLS = TOOL_NAMES.filter(
+  (name) => !TOOL_CATALOGUE[name].writes && TOOL_CATALOGUE[name].serves !== 'nothing',
+);
 
 /** Paths that must be refused (invalid) or answered as absent (hidden), never read or written. */
 const ADVERSARIAL_PATHS = [
@@ -398,6 +402,11 @@ describe('the gateway against hostile input', () => {
           recursive: fc.boolean(),
           sha: fc.oneof(fc.stringMatching(/^[0-9a-f]{40}$/), fc.string(), fc.constant('HEAD')),
           per_page: fc.integer({ min: -5, max: 500 }),
+          pattern: fc.oneof(fc.string(), fc.constantFrom('(a+)+$', '(a)\\1', '(?=x)', '[', '.*', HIDDEN)),
+          regex: fc.boolean(),
+          base: fc.oneof(fc.stringMatching(/^[0-9a-f]{40}$/), fc.string()),
+          start_line: fc.integer({ min: -5, max: 1_000_000 }),
+          context: fc.integer({ min: -5, max: 100 }),
           owner: fc.constant('evil'),
           repo: fc.constant('other'),
           branch: fc.constant('side'),

@@ -94,7 +94,7 @@ describe('the secret filter, on the encoded forms of issue 27', () => {
 
     it('joins nothing where the halves would be no credential', async () => {
       const text = 'const message = "Hello, " +\n  "world";\nfoo\nbar\nbaz(x) \\\n  && y;\n';
-      expect(await filter.redact(text)).toEqual({ text, hidden: 0, kinds: {} });
+      expect(await filter.redact(text)).toEqual({ text, hidden: 0, kinds: {}, spans: [] });
     });
   });
 

@@ -58,7 +58,7 @@ describe('URL passwords', () => {
     'https://me@example.net/path',
     'see https://example.net/a:b@c',
   ])('keeps %j', async (text) => {
-    expect(await filter.redact(text)).toEqual({ text, hidden: 0, kinds: {} });
+    expect(await filter.redact(text)).toEqual({ text, hidden: 0, kinds: {}, spans: [] });
   });
 
   it('counts as a credential for writes', async () => {

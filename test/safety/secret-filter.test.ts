@@ -36,11 +36,14 @@ describe('createSecretFilter', () => {
       });
 
       it('merges detectors that overlap on one value into one finding, named by the most specific', async () => {
-        const result = await filter.redact(`token: "${sample.github()}"`);
+        const token = sample.github();
+        const result = await filter.redact(`token: "${token}"`);
         expect(result).toEqual({
           text: 'token: "[hidden: GitHub token]"',
           hidden: 1,
           kinds: { 'GitHub token': 1 },
+          // where the value was, for a caller that puts it back (the workspace's push)
+          spans: [{ start: 8, end: 8 + token.length }],
         });
       });
     });
@@ -48,7 +51,7 @@ describe('createSecretFilter', () => {
     describe('when the text holds nothing secret', () => {
       it('returns it unchanged', async () => {
         const text = 'export const answer = 42;\nconst url = "https://example.net/docs";\nmax_tokens: 100\n';
-        expect(await filter.redact(text)).toEqual({ text, hidden: 0, kinds: {} });
+        expect(await filter.redact(text)).toEqual({ text, hidden: 0, kinds: {}, spans: [] });
       });
     });
 
@@ -56,7 +59,7 @@ describe('createSecretFilter', () => {
       const first = await filter.redact(
         `password: "${sample.password()}"\n${privateKeyBlock()}\n${sample.github()}`,
       );
-      expect(await filter.redact(first.text)).toEqual({ text: first.text, hidden: 0, kinds: {} });
+      expect(await filter.redact(first.text)).toEqual({ text: first.text, hidden: 0, kinds: {}, spans: [] });
     });
 
     describe('when the same text comes again', () => {

@@ -44,6 +44,7 @@ import {
 import { writeWorkspaceState } from '../../clients/workspace-state.js';
 import { AGENT_USER, trustedBinary } from './agent-user.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
+import { createSecretFilter } from '../../safety/index.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { runStep } from '../step.js';
 import {
@@ -428,6 +429,8 @@ async function handOutAll(
     folder: settings.workspace as string,
     // with isolation, the git main checked is root's (never one on the step's PATH)
     ...(context.home ? { git: trustedBinary('git') } : {}),
+    // the gateway's filter, with the same values it hides wherever they appear (src/gateway/assemble.ts)
+    filter: createSecretFilter({ extraSecrets: [settings.token, ...context.endpoints.map((e) => e.secret)] }),
   });
   const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
   const { home } = context;

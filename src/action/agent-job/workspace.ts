@@ -2,7 +2,13 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { readBlobs, type RepoCoordinates, type RepoReads, type RepoWrites } from '../../github/index.js';
+import {
+  blobSha,
+  readBlobs,
+  type RepoCoordinates,
+  type RepoReads,
+  type RepoWrites,
+} from '../../github/index.js';
 import type { Perimeter } from '../../policy/index.js';
 import { RepoView } from '../../gateway/reads/repo-view.js';
 import { TrustedInstructions } from '../../gateway/reads/trusted-instructions.js';
@@ -13,6 +19,8 @@ import {
   type WorkspacePlan,
 } from '../../gateway/reads/workspace-view.js';
 import { decodeText } from '../../safety/binary-text.js';
+import type { AnswerFilter } from '../../safety/answer-filter.js';
+import { diskForm } from '../../gateway/reads/disk-form.js';
 import { LOCAL_COMMIT_CONFIG, type WorkspaceStateFile } from '../../clients/workspace-state.js';
 
 const run = promisify(execFile);
@@ -48,6 +56,8 @@ export async function handOutWorkspaces(options: {
   folder: string;
   /** the git that makes each directory's one commit; default `git` on PATH */
   git?: string;
+  /** the secret filter get_file's answers pass: files are written as it shows them */
+  filter: AnswerFilter;
 }): Promise<{ workspaces: HandedOut[]; figures: WorkspaceFigures }> {
   const view = new RepoView(options.upstream, options.branch);
   const instructions = new TrustedInstructions(view, options.configRef);
@@ -72,8 +82,9 @@ export async function handOutWorkspaces(options: {
     );
     const outside = symlinksOutsideView({ files: present, readable: plan.readable }, targets);
     for (const [path, reason] of outside) leftOut.push({ path, reason });
-    const files = present.filter((f) => !outside.has(f.path));
-    writeDirectory(dir, files, reading.blobs);
+    const kept = present.filter((f) => !outside.has(f.path));
+    const { files, shown } = await showAsGetFile(kept, reading.blobs, options.filter, leftOut);
+    writeDirectory(dir, files, reading.blobs, shown);
     await commitDirectory(
       options.git ?? 'git',
       dir,
@@ -82,7 +93,17 @@ export async function handOutWorkspaces(options: {
     workspaces.push({
       perimeter: perimeter.name,
       dir,
-      files: Object.fromEntries(files.map((f) => [f.path, { mode: f.mode, sha: f.sha }])),
+      files: Object.fromEntries(
+        files.map((f) => {
+          const form = shown.get(f.path);
+          return [
+            f.path,
+            form
+              ? { mode: f.mode, sha: form.sha, shown: { text: form.text, originals: form.originals } }
+              : { mode: f.mode, sha: f.sha },
+          ];
+        }),
+      ),
       leftOut: leftOut.sort((a, b) => (a.path < b.path ? -1 : 1)),
     });
   }
@@ -97,8 +118,55 @@ export async function handOutWorkspaces(options: {
   };
 }
 
+/**
+ * Each text file as get_file shows it (gateway/reads/disk-form.ts): a file with nothing hidden or marked as
+ * it is; one with placeholders or marks in their place, with what they stand for, for the push; one whose
+ * shown form cannot be mapped back line by line is left out, never written with its values.
+ */
+async function showAsGetFile(
+  files: WorkspaceFile[],
+  blobs: Map<string, Uint8Array>,
+  filter: AnswerFilter,
+  leftOut: Array<{ path: string; reason: string }>,
+): Promise<{
+  files: WorkspaceFile[];
+  shown: Map<string, { text: string; sha: string; bytes: Uint8Array; originals: Record<string, string> }>;
+}> {
+  const shown = new Map<
+    string,
+    { text: string; sha: string; bytes: Uint8Array; originals: Record<string, string> }
+  >();
+  const out: WorkspaceFile[] = [];
+  for (const file of files) {
+    const text = file.mode === '120000' ? null : decodeText(blobs.get(file.sha)!);
+    if (text === null) {
+      out.push(file);
+      continue;
+    }
+    const form = await diskForm(filter, text);
+    if (form === null) {
+      leftOut.push({
+        path: file.path,
+        reason: 'holds hidden values whose placeholders could not be mapped back',
+      });
+      continue;
+    }
+    if (form.originals !== null) {
+      const bytes = new Uint8Array(Buffer.from(form.text, 'utf8'));
+      shown.set(file.path, { text: form.text, sha: blobSha(bytes), bytes, originals: form.originals });
+    }
+    out.push(file);
+  }
+  return { files: out, shown };
+}
+
 /** Writes the files into `dir`, which must be absent or empty: nothing already there is kept or overwritten. */
-function writeDirectory(dir: string, files: WorkspaceFile[], blobs: Map<string, Uint8Array>): void {
+function writeDirectory(
+  dir: string,
+  files: WorkspaceFile[],
+  blobs: Map<string, Uint8Array>,
+  shown: Map<string, { bytes: Uint8Array }>,
+): void {
   mkdirSync(dir, { recursive: true });
   if (readdirSync(dir).length > 0) throw new Error(`the workspace ${dir} exists and is not empty`);
   // regular files first, then the links, so no file is ever written through a link
@@ -106,7 +174,7 @@ function writeDirectory(dir: string, files: WorkspaceFile[], blobs: Map<string, 
   for (const file of ordered) {
     const path = join(dir, file.path);
     mkdirSync(dirname(path), { recursive: true });
-    const bytes = blobs.get(file.sha)!;
+    const bytes = shown.get(file.path)?.bytes ?? blobs.get(file.sha)!;
     if (file.mode === '120000') {
       symlinkSync(Buffer.from(bytes).toString('utf8'), path);
     } else {

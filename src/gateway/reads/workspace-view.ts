@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { TreeEntry } from '../../github/index.js';
-import type { Perimeter } from '../../policy/index.js';
+import { servesContent, type Perimeter } from '../../policy/index.js';
 import type { RepoView } from './repo-view.js';
 import type { ReadableView, TreeIndex } from './tree-index.js';
 import type { TrustedInstructions } from './trusted-instructions.js';
@@ -42,11 +42,12 @@ export function planFromIndex(index: TreeIndex, perimeter: Perimeter): Workspace
   const files: WorkspaceFile[] = [];
   const leftOut: WorkspacePlan['leftOut'] = [];
   // a perimeter whose tools serve no content (a writer without get_file) is handed out none either
-  if (!perimeter.tools.has('get_file') && !perimeter.tools.has('get_files')) {
+  if (!servesContent(perimeter.tools)) {
     if (readable.files.size > 0)
       leftOut.push({
         path: '',
-        reason: 'no file is handed out: this perimeter has no get_file or get_files tool',
+        reason:
+          'no file is handed out: no tool of this perimeter serves file content (get_file, search, ...)',
       });
     return { files, leftOut, readable };
   }

@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AnswerFilter } from '../../safety/answer-filter.js';
-import { Redactor } from './answers.js';
+import { Redactor } from '../redactor.js';
 import type { CallRecord, Ledger } from '../../ledger/index.js';
 import type { MeterReading, UpstreamMeter } from './meter.js';
 import type { CallNotes, Outcome } from '../tool-answer.js';

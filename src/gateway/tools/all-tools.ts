@@ -1,5 +1,7 @@
 import type { ToolName } from '../../policy/index.js';
 import type { ToolDefinition } from './definition.js';
+import { blame } from './blame.js';
+import { diff } from './diff.js';
 import { getCommit } from './get-commit.js';
 import { getFile } from './get-file.js';
 import { getFiles } from './get-files.js';
@@ -10,6 +12,7 @@ import { requestScope } from './request-scope.js';
 import { addComment } from './add-comment.js';
 import { openPullRequest } from './open-pull-request.js';
 import { readThread } from './read-thread.js';
+import { search } from './search.js';
 
 /**
  * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
@@ -21,6 +24,9 @@ export const TOOLS = {
   get_files: getFiles,
   list_commits: listCommits,
   get_commit: getCommit,
+  search,
+  blame,
+  diff,
   push_files: pushFiles,
   request_scope: requestScope,
   open_pull_request: openPullRequest,

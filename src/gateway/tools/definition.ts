@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { Perimeter, ToolName } from '../../policy/index.js';
+import { TOOL_CATALOGUE, type Perimeter, type ToolName, type ToolNature } from '../../policy/index.js';
+import type { AnswerFilter } from '../../safety/answer-filter.js';
 import type { History } from '../reads/history.js';
 import type { Pusher } from '../push/push.js';
 import type { RepoView } from '../reads/repo-view.js';
@@ -20,6 +21,12 @@ export interface ToolContext {
   readonly scopeRequests: { recorded: number };
   /** the pull request and threads of the conversation tools; null when the gateway was given no settings for them */
   readonly conversation: Conversation | null;
+  /**
+   * The secret filter every answer passes through on its way out (serving/answers.ts). A tool that decides
+   * on content (search's matches, blame's and diff's lines) decides on the text as the filter shows it, so a
+   * match, a missing match or a line's place is never an oracle for a hidden value.
+   */
+  readonly filter: AnswerFilter;
   /** Facts for this call's ledger record, filled in by the handler as it learns them. */
   readonly notes: CallNotes;
 }
@@ -32,6 +39,8 @@ export type PathArgument = 'one' | 'list' | 'items';
 
 export interface ToolDefinition<N extends ToolName = ToolName> {
   name: N;
+  /** how it reads: its entry in the policy's catalogue (src/policy/tools.ts), never restated here */
+  nature: ToolNature;
   description: string;
   readOnly: boolean;
   destructive: boolean;
@@ -53,7 +62,10 @@ export function defineTool<N extends ToolName, In extends z.ZodRawShape>(tool: {
   pathArguments: { readonly [K in keyof In]?: PathArgument };
   handler(args: z.infer<z.ZodObject<In>>, context: ToolContext): Promise<ToolAnswer>;
 }): ToolDefinition<N> {
-  return tool as unknown as ToolDefinition<N>;
+  const nature: ToolNature = TOOL_CATALOGUE[tool.name];
+  if (nature.writes === tool.readOnly)
+    throw new Error(`tool ${tool.name}: readOnly contradicts its catalogue entry (writes: ${nature.writes})`);
+  return { ...tool, nature } as unknown as ToolDefinition<N>;
 }
 
 /** The paths a call's arguments name, as the tool declares them; at most 1,000, whatever the arguments hold. */

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { commitSummarySchema, summarize } from './commit-schema.js';
-import { ToolError } from '../tool-answer.js';
 import { defineTool } from './definition.js';
-
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+import { visibleCommit } from './visible-commit.js';
 
 export const getCommit = defineTool({
   name: 'get_commit',
@@ -25,30 +23,10 @@ export const getCommit = defineTool({
     omitted_count: z.number(),
   },
   pathArguments: {},
-  async handler({ sha: raw }, { perimeter, view, history, notes }) {
-    notes.sha = raw;
-    const sha = raw.toLowerCase();
-    if (!SHA.test(sha))
-      throw new ToolError(
-        `invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`,
-        'refused',
-      );
-    const absent = new ToolError(`commit ${sha} not found`, 'absent');
-    const head = await view.upstream.getBranchHead(view.branch);
-    if (!(await history.reachable(sha, head))) {
-      notes.refused = true;
-      notes.reason = 'not reachable from the bound branch';
-      throw absent;
-    }
-    const commit = await view.commit(sha);
-    const changes = await history.commitChanges(commit);
-    const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
-    if (files.length === 0) {
-      notes.refused = true;
-      notes.reason = 'changes no readable path';
-      throw absent;
-    }
-    notes.paths.push(...files.map((f) => f.path));
+  async handler({ sha: raw }, context) {
+    context.notes.sha = raw;
+    const { commit, readable: files, omitted } = await visibleCommit(raw, context);
+    context.notes.paths.push(...files.map((f) => f.path));
     return {
       structured: {
         ...summarize(commit),
@@ -58,7 +36,7 @@ export const getCommit = defineTool({
           ...(f.sha ? { sha: f.sha } : {}),
           ...(f.previousSha ? { previous_sha: f.previousSha } : {}),
         })),
-        omitted_count: changes.length - files.length,
+        omitted_count: omitted,
       },
     };
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_NAMES } from '../../../src/policy/index.js';
+import { TOOL_CATALOGUE, TOOL_NAMES } from '../../../src/policy/index.js';
 import { ALL_TOOLS, TOOLS, toolNamed } from '../../../src/gateway/tools/all-tools.js';
 import { requestedPaths } from '../../../src/gateway/tools/definition.js';
 
@@ -7,6 +7,13 @@ describe('TOOLS', () => {
   it('holds one definition per name of the policy catalogue, under its own name', () => {
     expect(Object.keys(TOOLS).sort()).toEqual([...TOOL_NAMES].sort());
     for (const [name, tool] of Object.entries(TOOLS)) expect(tool.name).toBe(name);
+  });
+
+  it('carries its catalogue entry as its nature, and its read-only hint agrees with it', () => {
+    for (const tool of ALL_TOOLS) {
+      expect(tool.nature, tool.name).toBe(TOOL_CATALOGUE[tool.name]);
+      expect(tool.readOnly, tool.name).toBe(!tool.nature.writes);
+    }
   });
 
   it('declares only path arguments its input schema has', () => {
