@@ -5243,6 +5243,1229 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
+/***/ 8682:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+/*
+  Copyright (C) 2014 Yusuke Suzuki <utatane.tea@gmail.com>
+
+  Redistribution and use in source and binary forms, with or without
+  modification, are permitted provided that the following conditions are met:
+
+    * Redistributions of source code must retain the above copyright
+      notice, this list of conditions and the following disclaimer.
+    * Redistributions in binary form must reproduce the above copyright
+      notice, this list of conditions and the following disclaimer in the
+      documentation and/or other materials provided with the distribution.
+
+  THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS"
+  AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
+  IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE
+  ARE DISCLAIMED. IN NO EVENT SHALL <COPYRIGHT HOLDER> BE LIABLE FOR ANY
+  DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES
+  (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES;
+  LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND
+  ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+  (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF
+  THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+*/
+Object.defineProperty(exports, "__esModule", ({ value: true }));
+exports.binarySearch = exports.upperBound = exports.lowerBound = exports.compare = void 0;
+function compare(v1, v2) {
+    return v1 < v2;
+}
+exports.compare = compare;
+function upperBound(array, value, comp = compare) {
+    let len = array.length;
+    let i = 0;
+    while (len) {
+        let diff = len >>> 1;
+        let cursor = i + diff;
+        if (comp(value, array[cursor])) {
+            len = diff;
+        }
+        else {
+            i = cursor + 1;
+            len -= diff + 1;
+        }
+    }
+    return i;
+}
+exports.upperBound = upperBound;
+function lowerBound(array, value, comp = compare) {
+    let len = array.length;
+    let i = 0;
+    while (len) {
+        let diff = len >>> 1;
+        let cursor = i + diff;
+        if (comp(array[cursor], value)) {
+            i = cursor + 1;
+            len -= diff + 1;
+        }
+        else {
+            len = diff;
+        }
+    }
+    return i;
+}
+exports.lowerBound = lowerBound;
+function binarySearch(array, value, comp = compare) {
+    let cursor = lowerBound(array, value, comp);
+    return cursor !== array.length && !comp(value, array[cursor]);
+}
+exports.binarySearch = binarySearch;
+/* vim: set sw=4 ts=4 et tw=80 : */
+//# sourceMappingURL=index.js.map
+
+/***/ }),
+
+/***/ 6110:
+/***/ ((module, exports, __nccwpck_require__) => {
+
+/* eslint-env browser */
+
+/**
+ * This is the web browser implementation of `debug()`.
+ */
+
+exports.formatArgs = formatArgs;
+exports.save = save;
+exports.load = load;
+exports.useColors = useColors;
+exports.storage = localstorage();
+exports.destroy = (() => {
+	let warned = false;
+
+	return () => {
+		if (!warned) {
+			warned = true;
+			console.warn('Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.');
+		}
+	};
+})();
+
+/**
+ * Colors.
+ */
+
+exports.colors = [
+	'#0000CC',
+	'#0000FF',
+	'#0033CC',
+	'#0033FF',
+	'#0066CC',
+	'#0066FF',
+	'#0099CC',
+	'#0099FF',
+	'#00CC00',
+	'#00CC33',
+	'#00CC66',
+	'#00CC99',
+	'#00CCCC',
+	'#00CCFF',
+	'#3300CC',
+	'#3300FF',
+	'#3333CC',
+	'#3333FF',
+	'#3366CC',
+	'#3366FF',
+	'#3399CC',
+	'#3399FF',
+	'#33CC00',
+	'#33CC33',
+	'#33CC66',
+	'#33CC99',
+	'#33CCCC',
+	'#33CCFF',
+	'#6600CC',
+	'#6600FF',
+	'#6633CC',
+	'#6633FF',
+	'#66CC00',
+	'#66CC33',
+	'#9900CC',
+	'#9900FF',
+	'#9933CC',
+	'#9933FF',
+	'#99CC00',
+	'#99CC33',
+	'#CC0000',
+	'#CC0033',
+	'#CC0066',
+	'#CC0099',
+	'#CC00CC',
+	'#CC00FF',
+	'#CC3300',
+	'#CC3333',
+	'#CC3366',
+	'#CC3399',
+	'#CC33CC',
+	'#CC33FF',
+	'#CC6600',
+	'#CC6633',
+	'#CC9900',
+	'#CC9933',
+	'#CCCC00',
+	'#CCCC33',
+	'#FF0000',
+	'#FF0033',
+	'#FF0066',
+	'#FF0099',
+	'#FF00CC',
+	'#FF00FF',
+	'#FF3300',
+	'#FF3333',
+	'#FF3366',
+	'#FF3399',
+	'#FF33CC',
+	'#FF33FF',
+	'#FF6600',
+	'#FF6633',
+	'#FF9900',
+	'#FF9933',
+	'#FFCC00',
+	'#FFCC33'
+];
+
+/**
+ * Currently only WebKit-based Web Inspectors, Firefox >= v31,
+ * and the Firebug extension (any Firefox version) are known
+ * to support "%c" CSS customizations.
+ *
+ * TODO: add a `localStorage` variable to explicitly enable/disable colors
+ */
+
+// eslint-disable-next-line complexity
+function useColors() {
+	// NB: In an Electron preload script, document will be defined but not fully
+	// initialized. Since we know we're in Chrome, we'll just detect this case
+	// explicitly
+	if (typeof window !== 'undefined' && window.process && (window.process.type === 'renderer' || window.process.__nwjs)) {
+		return true;
+	}
+
+	// Internet Explorer and Edge do not support colors.
+	if (typeof navigator !== 'undefined' && navigator.userAgent && navigator.userAgent.toLowerCase().match(/(edge|trident)\/(\d+)/)) {
+		return false;
+	}
+
+	let m;
+
+	// Is webkit? http://stackoverflow.com/a/16459606/376773
+	// document is undefined in react-native: https://github.com/facebook/react-native/pull/1632
+	// eslint-disable-next-line no-return-assign
+	return (typeof document !== 'undefined' && document.documentElement && document.documentElement.style && document.documentElement.style.WebkitAppearance) ||
+		// Is firebug? http://stackoverflow.com/a/398120/376773
+		(typeof window !== 'undefined' && window.console && (window.console.firebug || (window.console.exception && window.console.table))) ||
+		// Is firefox >= v31?
+		// https://developer.mozilla.org/en-US/docs/Tools/Web_Console#Styling_messages
+		(typeof navigator !== 'undefined' && navigator.userAgent && (m = navigator.userAgent.toLowerCase().match(/firefox\/(\d+)/)) && parseInt(m[1], 10) >= 31) ||
+		// Double check webkit in userAgent just in case we are in a worker
+		(typeof navigator !== 'undefined' && navigator.userAgent && navigator.userAgent.toLowerCase().match(/applewebkit\/(\d+)/));
+}
+
+/**
+ * Colorize log arguments if enabled.
+ *
+ * @api public
+ */
+
+function formatArgs(args) {
+	args[0] = (this.useColors ? '%c' : '') +
+		this.namespace +
+		(this.useColors ? ' %c' : ' ') +
+		args[0] +
+		(this.useColors ? '%c ' : ' ') +
+		'+' + module.exports.humanize(this.diff);
+
+	if (!this.useColors) {
+		return;
+	}
+
+	const c = 'color: ' + this.color;
+	args.splice(1, 0, c, 'color: inherit');
+
+	// The final "%c" is somewhat tricky, because there could be other
+	// arguments passed either before or after the %c, so we need to
+	// figure out the correct index to insert the CSS into
+	let index = 0;
+	let lastC = 0;
+	args[0].replace(/%[a-zA-Z%]/g, match => {
+		if (match === '%%') {
+			return;
+		}
+		index++;
+		if (match === '%c') {
+			// We only are interested in the *last* %c
+			// (the user may have provided their own)
+			lastC = index;
+		}
+	});
+
+	args.splice(lastC, 0, c);
+}
+
+/**
+ * Invokes `console.debug()` when available.
+ * No-op when `console.debug` is not a "function".
+ * If `console.debug` is not available, falls back
+ * to `console.log`.
+ *
+ * @api public
+ */
+exports.log = console.debug || console.log || (() => {});
+
+/**
+ * Save `namespaces`.
+ *
+ * @param {String} namespaces
+ * @api private
+ */
+function save(namespaces) {
+	try {
+		if (namespaces) {
+			exports.storage.setItem('debug', namespaces);
+		} else {
+			exports.storage.removeItem('debug');
+		}
+	} catch (error) {
+		// Swallow
+		// XXX (@Qix-) should we be logging these?
+	}
+}
+
+/**
+ * Load `namespaces`.
+ *
+ * @return {String} returns the previously persisted debug modes
+ * @api private
+ */
+function load() {
+	let r;
+	try {
+		r = exports.storage.getItem('debug') || exports.storage.getItem('DEBUG') ;
+	} catch (error) {
+		// Swallow
+		// XXX (@Qix-) should we be logging these?
+	}
+
+	// If debug isn't set in LS, and we're in Electron, try to load $DEBUG
+	if (!r && typeof process !== 'undefined' && 'env' in process) {
+		r = process.env.DEBUG;
+	}
+
+	return r;
+}
+
+/**
+ * Localstorage attempts to return the localstorage.
+ *
+ * This is necessary because safari throws
+ * when a user disables cookies/localstorage
+ * and you attempt to access it.
+ *
+ * @return {LocalStorage}
+ * @api private
+ */
+
+function localstorage() {
+	try {
+		// TVMLKit (Apple TV JS Runtime) does not have a window object, just localStorage in the global context
+		// The Browser also has localStorage in the global context.
+		return localStorage;
+	} catch (error) {
+		// Swallow
+		// XXX (@Qix-) should we be logging these?
+	}
+}
+
+module.exports = __nccwpck_require__(897)(exports);
+
+const {formatters} = module.exports;
+
+/**
+ * Map %j to `JSON.stringify()`, since no Web Inspectors do that by default.
+ */
+
+formatters.j = function (v) {
+	try {
+		return JSON.stringify(v);
+	} catch (error) {
+		return '[UnexpectedJSONParseError]: ' + error.message;
+	}
+};
+
+
+/***/ }),
+
+/***/ 897:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+/**
+ * This is the common logic for both the Node.js and web browser
+ * implementations of `debug()`.
+ */
+
+function setup(env) {
+	createDebug.debug = createDebug;
+	createDebug.default = createDebug;
+	createDebug.coerce = coerce;
+	createDebug.disable = disable;
+	createDebug.enable = enable;
+	createDebug.enabled = enabled;
+	createDebug.humanize = __nccwpck_require__(744);
+	createDebug.destroy = destroy;
+
+	Object.keys(env).forEach(key => {
+		createDebug[key] = env[key];
+	});
+
+	/**
+	* The currently active debug mode names, and names to skip.
+	*/
+
+	createDebug.names = [];
+	createDebug.skips = [];
+
+	/**
+	* Map of special "%n" handling functions, for the debug "format" argument.
+	*
+	* Valid key names are a single, lower or upper-case letter, i.e. "n" and "N".
+	*/
+	createDebug.formatters = {};
+
+	/**
+	* Selects a color for a debug namespace
+	* @param {String} namespace The namespace string for the debug instance to be colored
+	* @return {Number|String} An ANSI color code for the given namespace
+	* @api private
+	*/
+	function selectColor(namespace) {
+		let hash = 0;
+
+		for (let i = 0; i < namespace.length; i++) {
+			hash = ((hash << 5) - hash) + namespace.charCodeAt(i);
+			hash |= 0; // Convert to 32bit integer
+		}
+
+		return createDebug.colors[Math.abs(hash) % createDebug.colors.length];
+	}
+	createDebug.selectColor = selectColor;
+
+	/**
+	* Create a debugger with the given `namespace`.
+	*
+	* @param {String} namespace
+	* @return {Function}
+	* @api public
+	*/
+	function createDebug(namespace) {
+		let prevTime;
+		let enableOverride = null;
+		let namespacesCache;
+		let enabledCache;
+
+		function debug(...args) {
+			// Disabled?
+			if (!debug.enabled) {
+				return;
+			}
+
+			const self = debug;
+
+			// Set `diff` timestamp
+			const curr = Number(new Date());
+			const ms = curr - (prevTime || curr);
+			self.diff = ms;
+			self.prev = prevTime;
+			self.curr = curr;
+			prevTime = curr;
+
+			args[0] = createDebug.coerce(args[0]);
+
+			if (typeof args[0] !== 'string') {
+				// Anything else let's inspect with %O
+				args.unshift('%O');
+			}
+
+			// Apply any `formatters` transformations
+			let index = 0;
+			args[0] = args[0].replace(/%([a-zA-Z%])/g, (match, format) => {
+				// If we encounter an escaped % then don't increase the array index
+				if (match === '%%') {
+					return '%';
+				}
+				index++;
+				const formatter = createDebug.formatters[format];
+				if (typeof formatter === 'function') {
+					const val = args[index];
+					match = formatter.call(self, val);
+
+					// Now we need to remove `args[index]` since it's inlined in the `format`
+					args.splice(index, 1);
+					index--;
+				}
+				return match;
+			});
+
+			// Apply env-specific formatting (colors, etc.)
+			createDebug.formatArgs.call(self, args);
+
+			const logFn = self.log || createDebug.log;
+			logFn.apply(self, args);
+		}
+
+		debug.namespace = namespace;
+		debug.useColors = createDebug.useColors();
+		debug.color = createDebug.selectColor(namespace);
+		debug.extend = extend;
+		debug.destroy = createDebug.destroy; // XXX Temporary. Will be removed in the next major release.
+
+		Object.defineProperty(debug, 'enabled', {
+			enumerable: true,
+			configurable: false,
+			get: () => {
+				if (enableOverride !== null) {
+					return enableOverride;
+				}
+				if (namespacesCache !== createDebug.namespaces) {
+					namespacesCache = createDebug.namespaces;
+					enabledCache = createDebug.enabled(namespace);
+				}
+
+				return enabledCache;
+			},
+			set: v => {
+				enableOverride = v;
+			}
+		});
+
+		// Env-specific initialization logic for debug instances
+		if (typeof createDebug.init === 'function') {
+			createDebug.init(debug);
+		}
+
+		return debug;
+	}
+
+	function extend(namespace, delimiter) {
+		const newDebug = createDebug(this.namespace + (typeof delimiter === 'undefined' ? ':' : delimiter) + namespace);
+		newDebug.log = this.log;
+		return newDebug;
+	}
+
+	/**
+	* Enables a debug mode by namespaces. This can include modes
+	* separated by a colon and wildcards.
+	*
+	* @param {String} namespaces
+	* @api public
+	*/
+	function enable(namespaces) {
+		createDebug.save(namespaces);
+		createDebug.namespaces = namespaces;
+
+		createDebug.names = [];
+		createDebug.skips = [];
+
+		const split = (typeof namespaces === 'string' ? namespaces : '')
+			.trim()
+			.replace(/\s+/g, ',')
+			.split(',')
+			.filter(Boolean);
+
+		for (const ns of split) {
+			if (ns[0] === '-') {
+				createDebug.skips.push(ns.slice(1));
+			} else {
+				createDebug.names.push(ns);
+			}
+		}
+	}
+
+	/**
+	 * Checks if the given string matches a namespace template, honoring
+	 * asterisks as wildcards.
+	 *
+	 * @param {String} search
+	 * @param {String} template
+	 * @return {Boolean}
+	 */
+	function matchesTemplate(search, template) {
+		let searchIndex = 0;
+		let templateIndex = 0;
+		let starIndex = -1;
+		let matchIndex = 0;
+
+		while (searchIndex < search.length) {
+			if (templateIndex < template.length && (template[templateIndex] === search[searchIndex] || template[templateIndex] === '*')) {
+				// Match character or proceed with wildcard
+				if (template[templateIndex] === '*') {
+					starIndex = templateIndex;
+					matchIndex = searchIndex;
+					templateIndex++; // Skip the '*'
+				} else {
+					searchIndex++;
+					templateIndex++;
+				}
+			} else if (starIndex !== -1) { // eslint-disable-line no-negated-condition
+				// Backtrack to the last '*' and try to match more characters
+				templateIndex = starIndex + 1;
+				matchIndex++;
+				searchIndex = matchIndex;
+			} else {
+				return false; // No match
+			}
+		}
+
+		// Handle trailing '*' in template
+		while (templateIndex < template.length && template[templateIndex] === '*') {
+			templateIndex++;
+		}
+
+		return templateIndex === template.length;
+	}
+
+	/**
+	* Disable debug output.
+	*
+	* @return {String} namespaces
+	* @api public
+	*/
+	function disable() {
+		const namespaces = [
+			...createDebug.names,
+			...createDebug.skips.map(namespace => '-' + namespace)
+		].join(',');
+		createDebug.enable('');
+		return namespaces;
+	}
+
+	/**
+	* Returns true if the given mode name is enabled, false otherwise.
+	*
+	* @param {String} name
+	* @return {Boolean}
+	* @api public
+	*/
+	function enabled(name) {
+		for (const skip of createDebug.skips) {
+			if (matchesTemplate(name, skip)) {
+				return false;
+			}
+		}
+
+		for (const ns of createDebug.names) {
+			if (matchesTemplate(name, ns)) {
+				return true;
+			}
+		}
+
+		return false;
+	}
+
+	/**
+	* Coerce `val`.
+	*
+	* @param {Mixed} val
+	* @return {Mixed}
+	* @api private
+	*/
+	function coerce(val) {
+		if (val instanceof Error) {
+			return val.stack || val.message;
+		}
+		return val;
+	}
+
+	/**
+	* XXX DO NOT USE. This is a temporary stub function.
+	* XXX It WILL be removed in the next major release.
+	*/
+	function destroy() {
+		console.warn('Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.');
+	}
+
+	createDebug.enable(createDebug.load());
+
+	return createDebug;
+}
+
+module.exports = setup;
+
+
+/***/ }),
+
+/***/ 2830:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+/**
+ * Detect Electron renderer / nwjs process, which is node, but we should
+ * treat as a browser.
+ */
+
+if (typeof process === 'undefined' || process.type === 'renderer' || process.browser === true || process.__nwjs) {
+	module.exports = __nccwpck_require__(6110);
+} else {
+	module.exports = __nccwpck_require__(5108);
+}
+
+
+/***/ }),
+
+/***/ 5108:
+/***/ ((module, exports, __nccwpck_require__) => {
+
+/**
+ * Module dependencies.
+ */
+
+const tty = __nccwpck_require__(2018);
+const util = __nccwpck_require__(9023);
+
+/**
+ * This is the Node.js implementation of `debug()`.
+ */
+
+exports.init = init;
+exports.log = log;
+exports.formatArgs = formatArgs;
+exports.save = save;
+exports.load = load;
+exports.useColors = useColors;
+exports.destroy = util.deprecate(
+	() => {},
+	'Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.'
+);
+
+/**
+ * Colors.
+ */
+
+exports.colors = [6, 2, 3, 4, 5, 1];
+
+try {
+	// Optional dependency (as in, doesn't need to be installed, NOT like optionalDependencies in package.json)
+	// eslint-disable-next-line import/no-extraneous-dependencies
+	const supportsColor = __nccwpck_require__(75);
+
+	if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
+		exports.colors = [
+			20,
+			21,
+			26,
+			27,
+			32,
+			33,
+			38,
+			39,
+			40,
+			41,
+			42,
+			43,
+			44,
+			45,
+			56,
+			57,
+			62,
+			63,
+			68,
+			69,
+			74,
+			75,
+			76,
+			77,
+			78,
+			79,
+			80,
+			81,
+			92,
+			93,
+			98,
+			99,
+			112,
+			113,
+			128,
+			129,
+			134,
+			135,
+			148,
+			149,
+			160,
+			161,
+			162,
+			163,
+			164,
+			165,
+			166,
+			167,
+			168,
+			169,
+			170,
+			171,
+			172,
+			173,
+			178,
+			179,
+			184,
+			185,
+			196,
+			197,
+			198,
+			199,
+			200,
+			201,
+			202,
+			203,
+			204,
+			205,
+			206,
+			207,
+			208,
+			209,
+			214,
+			215,
+			220,
+			221
+		];
+	}
+} catch (error) {
+	// Swallow - we only care if `supports-color` is available; it doesn't have to be.
+}
+
+/**
+ * Build up the default `inspectOpts` object from the environment variables.
+ *
+ *   $ DEBUG_COLORS=no DEBUG_DEPTH=10 DEBUG_SHOW_HIDDEN=enabled node script.js
+ */
+
+exports.inspectOpts = Object.keys(process.env).filter(key => {
+	return /^debug_/i.test(key);
+}).reduce((obj, key) => {
+	// Camel-case
+	const prop = key
+		.substring(6)
+		.toLowerCase()
+		.replace(/_([a-z])/g, (_, k) => {
+			return k.toUpperCase();
+		});
+
+	// Coerce string value into JS value
+	let val = process.env[key];
+	if (/^(yes|on|true|enabled)$/i.test(val)) {
+		val = true;
+	} else if (/^(no|off|false|disabled)$/i.test(val)) {
+		val = false;
+	} else if (val === 'null') {
+		val = null;
+	} else {
+		val = Number(val);
+	}
+
+	obj[prop] = val;
+	return obj;
+}, {});
+
+/**
+ * Is stdout a TTY? Colored output is enabled when `true`.
+ */
+
+function useColors() {
+	return 'colors' in exports.inspectOpts ?
+		Boolean(exports.inspectOpts.colors) :
+		tty.isatty(process.stderr.fd);
+}
+
+/**
+ * Adds ANSI color escape codes if enabled.
+ *
+ * @api public
+ */
+
+function formatArgs(args) {
+	const {namespace: name, useColors} = this;
+
+	if (useColors) {
+		const c = this.color;
+		const colorCode = '\u001B[3' + (c < 8 ? c : '8;5;' + c);
+		const prefix = `  ${colorCode};1m${name} \u001B[0m`;
+
+		args[0] = prefix + args[0].split('\n').join('\n' + prefix);
+		args.push(colorCode + 'm+' + module.exports.humanize(this.diff) + '\u001B[0m');
+	} else {
+		args[0] = getDate() + name + ' ' + args[0];
+	}
+}
+
+function getDate() {
+	if (exports.inspectOpts.hideDate) {
+		return '';
+	}
+	return new Date().toISOString() + ' ';
+}
+
+/**
+ * Invokes `util.formatWithOptions()` with the specified arguments and writes to stderr.
+ */
+
+function log(...args) {
+	return process.stderr.write(util.formatWithOptions(exports.inspectOpts, ...args) + '\n');
+}
+
+/**
+ * Save `namespaces`.
+ *
+ * @param {String} namespaces
+ * @api private
+ */
+function save(namespaces) {
+	if (namespaces) {
+		process.env.DEBUG = namespaces;
+	} else {
+		// If you set a process.env field to null or undefined, it gets cast to the
+		// string 'null' or 'undefined'. Just delete instead.
+		delete process.env.DEBUG;
+	}
+}
+
+/**
+ * Load `namespaces`.
+ *
+ * @return {String} returns the previously persisted debug modes
+ * @api private
+ */
+
+function load() {
+	return process.env.DEBUG;
+}
+
+/**
+ * Init logic for `debug` instances.
+ *
+ * Create a new `inspectOpts` object in case `useColors` is set
+ * differently for a particular `debug` instance.
+ */
+
+function init(debug) {
+	debug.inspectOpts = {};
+
+	const keys = Object.keys(exports.inspectOpts);
+	for (let i = 0; i < keys.length; i++) {
+		debug.inspectOpts[keys[i]] = exports.inspectOpts[keys[i]];
+	}
+}
+
+module.exports = __nccwpck_require__(897)(exports);
+
+const {formatters} = module.exports;
+
+/**
+ * Map %o to `util.inspect()`, all on a single line.
+ */
+
+formatters.o = function (v) {
+	this.inspectOpts.colors = this.useColors;
+	return util.inspect(v, this.inspectOpts)
+		.split('\n')
+		.map(str => str.trim())
+		.join(' ');
+};
+
+/**
+ * Map %O to `util.inspect()`, allowing multiple lines if needed.
+ */
+
+formatters.O = function (v) {
+	this.inspectOpts.colors = this.useColors;
+	return util.inspect(v, this.inspectOpts);
+};
+
+
+/***/ }),
+
+/***/ 744:
+/***/ ((module) => {
+
+/**
+ * Helpers.
+ */
+
+var s = 1000;
+var m = s * 60;
+var h = m * 60;
+var d = h * 24;
+var w = d * 7;
+var y = d * 365.25;
+
+/**
+ * Parse or format the given `val`.
+ *
+ * Options:
+ *
+ *  - `long` verbose formatting [false]
+ *
+ * @param {String|Number} val
+ * @param {Object} [options]
+ * @throws {Error} throw an error if val is not a non-empty string or a number
+ * @return {String|Number}
+ * @api public
+ */
+
+module.exports = function (val, options) {
+  options = options || {};
+  var type = typeof val;
+  if (type === 'string' && val.length > 0) {
+    return parse(val);
+  } else if (type === 'number' && isFinite(val)) {
+    return options.long ? fmtLong(val) : fmtShort(val);
+  }
+  throw new Error(
+    'val is not a non-empty string or a valid number. val=' +
+      JSON.stringify(val)
+  );
+};
+
+/**
+ * Parse the given `str` and return milliseconds.
+ *
+ * @param {String} str
+ * @return {Number}
+ * @api private
+ */
+
+function parse(str) {
+  str = String(str);
+  if (str.length > 100) {
+    return;
+  }
+  var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
+    str
+  );
+  if (!match) {
+    return;
+  }
+  var n = parseFloat(match[1]);
+  var type = (match[2] || 'ms').toLowerCase();
+  switch (type) {
+    case 'years':
+    case 'year':
+    case 'yrs':
+    case 'yr':
+    case 'y':
+      return n * y;
+    case 'weeks':
+    case 'week':
+    case 'w':
+      return n * w;
+    case 'days':
+    case 'day':
+    case 'd':
+      return n * d;
+    case 'hours':
+    case 'hour':
+    case 'hrs':
+    case 'hr':
+    case 'h':
+      return n * h;
+    case 'minutes':
+    case 'minute':
+    case 'mins':
+    case 'min':
+    case 'm':
+      return n * m;
+    case 'seconds':
+    case 'second':
+    case 'secs':
+    case 'sec':
+    case 's':
+      return n * s;
+    case 'milliseconds':
+    case 'millisecond':
+    case 'msecs':
+    case 'msec':
+    case 'ms':
+      return n;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Short format for `ms`.
+ *
+ * @param {Number} ms
+ * @return {String}
+ * @api private
+ */
+
+function fmtShort(ms) {
+  var msAbs = Math.abs(ms);
+  if (msAbs >= d) {
+    return Math.round(ms / d) + 'd';
+  }
+  if (msAbs >= h) {
+    return Math.round(ms / h) + 'h';
+  }
+  if (msAbs >= m) {
+    return Math.round(ms / m) + 'm';
+  }
+  if (msAbs >= s) {
+    return Math.round(ms / s) + 's';
+  }
+  return ms + 'ms';
+}
+
+/**
+ * Long format for `ms`.
+ *
+ * @param {Number} ms
+ * @return {String}
+ * @api private
+ */
+
+function fmtLong(ms) {
+  var msAbs = Math.abs(ms);
+  if (msAbs >= d) {
+    return plural(ms, msAbs, d, 'day');
+  }
+  if (msAbs >= h) {
+    return plural(ms, msAbs, h, 'hour');
+  }
+  if (msAbs >= m) {
+    return plural(ms, msAbs, m, 'minute');
+  }
+  if (msAbs >= s) {
+    return plural(ms, msAbs, s, 'second');
+  }
+  return ms + ' ms';
+}
+
+/**
+ * Pluralization helper.
+ */
+
+function plural(ms, msAbs, n, name) {
+  var isPlural = msAbs >= n * 1.5;
+  return Math.round(ms / n) + ' ' + name + (isPlural ? 's' : '');
+}
+
+
+/***/ }),
+
+/***/ 2472:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+var __webpack_unused_export__;
+
+/*
+  Copyright (C) 2014 Yusuke Suzuki <utatane.tea@gmail.com>
+
+  Redistribution and use in source and binary forms, with or without
+  modification, are permitted provided that the following conditions are met:
+
+    * Redistributions of source code must retain the above copyright
+      notice, this list of conditions and the following disclaimer.
+    * Redistributions in binary form must reproduce the above copyright
+      notice, this list of conditions and the following disclaimer in the
+      documentation and/or other materials provided with the distribution.
+
+  THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS"
+  AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
+  IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE
+  ARE DISCLAIMED. IN NO EVENT SHALL <COPYRIGHT HOLDER> BE LIABLE FOR ANY
+  DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES
+  (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES;
+  LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND
+  ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+  (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF
+  THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+*/
+__webpack_unused_export__ = ({ value: true });
+exports.z = void 0;
+const boundary_1 = __nccwpck_require__(8682);
+/**
+ * StructuredSource
+ */
+class StructuredSource {
+    /**
+     * @constructs StructuredSource
+     * @param {string} source - source code text.
+     */
+    constructor(source) {
+        this.indice = [0];
+        let regexp = /[\r\n\u2028\u2029]/g;
+        const length = source.length;
+        regexp.lastIndex = 0;
+        while (true) {
+            let result = regexp.exec(source);
+            if (!result) {
+                break;
+            }
+            let index = result.index;
+            if (source.charCodeAt(index) === 0x0D /* '\r' */ &&
+                source.charCodeAt(index + 1) === 0x0A /* '\n' */) {
+                index += 1;
+            }
+            let nextIndex = index + 1;
+            // If there's a last line terminator, we push it to the indice.
+            // So use < instead of <=.
+            if (length < nextIndex) {
+                break;
+            }
+            this.indice.push(nextIndex);
+            regexp.lastIndex = nextIndex;
+        }
+    }
+    get line() {
+        return this.indice.length;
+    }
+    /**
+     * @param {SourceLocation} loc - location indicator.
+     * @return {[ number, number ]} range.
+     */
+    locationToRange(loc) {
+        return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
+    }
+    /**
+     * @param {[ number, number ]} range - pair of indice.
+     * @return {SourceLocation} location.
+     */
+    rangeToLocation(range) {
+        return {
+            start: this.indexToPosition(range[0]),
+            end: this.indexToPosition(range[1])
+        };
+    }
+    /**
+     * @param {SourcePosition} pos - position indicator.
+     * @return {number} index.
+     */
+    positionToIndex(pos) {
+        // Line number starts with 1.
+        // Column number starts with 0.
+        let start = this.indice[pos.line - 1];
+        return start + pos.column;
+    }
+    /**
+     * @param {number} index - index to the source code.
+     * @return {SourcePosition} position.
+     */
+    indexToPosition(index) {
+        const startLine = (0, boundary_1.upperBound)(this.indice, index);
+        return {
+            line: startLine,
+            column: index - this.indice[startLine - 1]
+        };
+    }
+}
+exports.z = StructuredSource;
+/* vim: set sw=4 ts=4 et tw=80 : */
+//# sourceMappingURL=structured-source.js.map
+
+/***/ }),
+
 /***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -33614,7 +34837,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(601);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9324);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +34847,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 601:
+/***/ 9324:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33763,8 +34986,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -33788,7 +35011,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -36580,10 +37803,10 @@ function getIDToken(aud) {
 //# sourceMappingURL=core.js.map
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 // EXTERNAL MODULE: external "node:url"
@@ -37406,11 +38629,11 @@ function tokenEnvFile(endpoints, variables) {
 function writeClientConfigs(dir, endpoints, variables) {
     const write = (suffix, some) => {
         const files = {
-            mcpConfig: (0,external_node_path_namespaceObject.join)(dir, `mcp-config${suffix}.json`),
-            codexConfig: (0,external_node_path_namespaceObject.join)(dir, `codex-config${suffix}.toml`),
+            mcpConfig: (0,external_node_path_.join)(dir, `mcp-config${suffix}.json`),
+            codexConfig: (0,external_node_path_.join)(dir, `codex-config${suffix}.toml`),
         };
-        (0,external_node_fs_namespaceObject.writeFileSync)(files.mcpConfig, mcpConfigJson(some), { mode: 0o600 });
-        (0,external_node_fs_namespaceObject.writeFileSync)(files.codexConfig, codexConfigToml(some, variables), { mode: 0o600 });
+        (0,external_node_fs_.writeFileSync)(files.mcpConfig, mcpConfigJson(some), { mode: 0o600 });
+        (0,external_node_fs_.writeFileSync)(files.codexConfig, codexConfigToml(some, variables), { mode: 0o600 });
         return files;
     };
     const perimeters = Object.fromEntries(endpoints.map((e) => [e.name, write(`-${e.name}`, [e])]));
@@ -37422,6 +38645,451 @@ function shellQuote(value) {
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/action/constants.ts
+/** Every name the runner sees: inputs, outputs, state keys and the status context. */
+var Inputs;
+(function (Inputs) {
+    Inputs["GithubToken"] = "github-token";
+    Inputs["Config"] = "config";
+    Inputs["ConfigRef"] = "config-ref";
+    Inputs["Perimeters"] = "perimeters";
+    Inputs["Branch"] = "branch";
+    Inputs["Port"] = "port";
+    Inputs["FailOnViolation"] = "fail-on-violation";
+    Inputs["DirectPushes"] = "direct-pushes";
+    Inputs["RequireChanges"] = "require-changes";
+    Inputs["StatusContext"] = "status-context";
+    Inputs["EndpointSecrets"] = "endpoint-secrets";
+    Inputs["WritesPerMinute"] = "writes-per-minute";
+    Inputs["VerifyTimeout"] = "verify-timeout";
+    Inputs["IgnoreRefs"] = "ignore-refs";
+    Inputs["RecordName"] = "record-name";
+    Inputs["RecordRetentionDays"] = "record-retention-days";
+    Inputs["Writes"] = "writes";
+    Inputs["ReceiptBy"] = "receipt-by";
+    Inputs["ReceiptAs"] = "receipt-as";
+    Inputs["ExportSecrets"] = "export-secrets";
+    Inputs["Workspace"] = "workspace";
+    Inputs["Isolation"] = "isolation";
+    Inputs["AgentEgress"] = "agent-egress";
+})(Inputs || (Inputs = {}));
+/**
+ * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
+ * parsers (readJudgingRules), what decides the verdict: branch, config, config-ref, perimeters,
+ * status-context, direct-pushes, require-changes and ignore-refs.
+ */
+var VerifyInputs;
+(function (VerifyInputs) {
+    VerifyInputs["GithubToken"] = "github-token";
+    /** the agent job's name, as the run shows it: the verify job judges that job */
+    VerifyInputs["AgentJob"] = "agent-job";
+    /** the login GitHub records for the agent job's token */
+    VerifyInputs["AgentIdentity"] = "agent-identity";
+    /** the perimeters file (the pull-request gate reads it from the default branch) */
+    VerifyInputs["Config"] = "config";
+    VerifyInputs["FailOnViolation"] = "fail-on-violation";
+    VerifyInputs["ReceiptAs"] = "receipt-as";
+    /** the same inputs as the main action's, read by readRecordSettings */
+    VerifyInputs["RecordName"] = "record-name";
+    VerifyInputs["RecordRetentionDays"] = "record-retention-days";
+})(VerifyInputs || (VerifyInputs = {}));
+/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgingRules). */
+const JUDGED_INPUTS = [
+    Inputs.Branch,
+    Inputs.Config,
+    Inputs.ConfigRef,
+    Inputs.Perimeters,
+    Inputs.DirectPushes,
+    Inputs.RequireChanges,
+    Inputs.StatusContext,
+    Inputs.IgnoreRefs,
+];
+var Outputs;
+(function (Outputs) {
+    /** JSON object: perimeter name -> endpoint URL */
+    Outputs["Endpoints"] = "endpoints";
+    /**
+     * path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included): with one perimeter exposed,
+     * or every perimeter's with export-secrets; else empty (it would hand each agent the others' secrets)
+     */
+    Outputs["McpConfig"] = "mcp-config";
+    /** path of a Codex config.toml snippet using bearer_token_env_var */
+    Outputs["CodexConfig"] = "codex-config";
+    /** JSON object: perimeter name -> name of the environment variable holding its bearer secret */
+    Outputs["TokenVariables"] = "token-variables";
+    /** the endpoint URL when exactly one perimeter is exposed, else empty */
+    Outputs["Url"] = "url";
+    /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
+    Outputs["TokenVariable"] = "token-variable";
+    /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
+    Outputs["Record"] = "record";
+    /**
+     * with isolation: user, the command that runs an agent as the agent's own user (`<run-agent> claude …`,
+     * src/cli/run-agent.ts); '' without isolation, so the same line runs the agent as the step's user
+     */
+    Outputs["RunAgent"] = "run-agent";
+})(Outputs || (Outputs = {}));
+/**
+ * Outputs of one perimeter, named `<prefix><perimeter>` (`secret-implementer`), so a workflow hands each agent
+ * step only its own. A JavaScript action may set outputs its action.yml does not declare, and workflows can
+ * use them: https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#outputs-for-docker-container-and-javascript-actions
+ */
+var PerimeterOutputs;
+(function (PerimeterOutputs) {
+    /** the endpoint's bearer secret (masked) */
+    PerimeterOutputs["Secret"] = "secret-";
+    /** path of a Claude Code `--mcp-config` file with this perimeter's server only */
+    PerimeterOutputs["McpConfig"] = "mcp-config-";
+    /** path of a Codex config.toml snippet with this perimeter's table only */
+    PerimeterOutputs["CodexConfig"] = "codex-config-";
+    /** path of the perimeter's workspace (input `workspace`): what it may read, as files with a local git history */
+    PerimeterOutputs["Workspace"] = "workspace-";
+    /** the command that pushes what changed in the workspace through the perimeter's endpoint; append a message */
+    PerimeterOutputs["WorkspacePush"] = "workspace-push-";
+})(PerimeterOutputs || (PerimeterOutputs = {}));
+/** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
+var constants_State;
+(function (State) {
+    State["Branch"] = "branch";
+    State["Perimeters"] = "perimeters";
+    State["ConfigFile"] = "configFile";
+    /** perimeters.yml as main read it, in a file (a state variable is capped at 128 KiB by Linux) */
+    State["ConfigPath"] = "configPath";
+    State["ConfigDigest"] = "configDigest";
+    /** what main ran with that decides the verdict: repository, API, direct-pushes, status context (JSON) */
+    State["JobSettings"] = "jobSettings";
+    State["StartedAt"] = "startedAt";
+    State["StartHead"] = "startHead";
+    State["StartRefsPath"] = "startRefsPath";
+    State["StartRefsDigest"] = "startRefsDigest";
+    State["GatewayPid"] = "gatewayPid";
+    State["LedgerPath"] = "ledgerPath";
+    State["LedgerKey"] = "ledgerKey";
+    State["LogPath"] = "logPath";
+    /** where the gateway keeps the staged change set (writes: stage) */
+    State["StagePath"] = "stagePath";
+    /** 'true' once main finished: endpoints were handed out */
+    State["Ready"] = "ready";
+    /** why main failed, when it did */
+    State["MainError"] = "mainError";
+    /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
+    State["ConfigRef"] = "configRef";
+    /**
+     * with isolation: user, how post reaches the gateway it can no longer signal or read (JSON: control port and
+     * secret); '' without isolation
+     */
+    State["Isolation"] = "isolation";
+    /** a digest of every other key main saved and its value (src/action/agent-job/state.ts) */
+    State["Seal"] = "seal";
+})(constants_State || (constants_State = {}));
+/** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
+
+const READY_TIMEOUT_MS = 10_000;
+/** How long before the start snapshot (on GitHub's clock) the job's window opens: src/verify/runs/agent-job.ts. */
+
+const STOP_GRACE_MS = 5_000;
+
+;// CONCATENATED MODULE: ./src/action/config-loader.ts
+
+
+
+
+/** A failure already explained to the user (annotations written); main only has to fail the step. */
+class ActionError extends Error {
+    name = 'ActionError';
+}
+/** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
+async function readConfigFile(upstream, file, ref) {
+    try {
+        return await upstream.getFileAtRef(file, ref);
+    }
+    catch (error) {
+        throw notFound(error, upstream, file, ref);
+    }
+}
+/**
+ * The default branch and perimeters.yml at `ref` (null: on the default branch), in one request where the
+ * Upstream can (getRepositoryFile), else two.
+ */
+async function readRepositoryConfig(upstream, file, ref) {
+    if (!upstream.getRepositoryFile) {
+        const { defaultBranch } = await upstream.getRepository();
+        const at = ref ?? defaultBranch;
+        return { defaultBranch, ref: at, commit: null, ...(await readConfigFile(upstream, file, at)) };
+    }
+    try {
+        const read = await upstream.getRepositoryFile(file, ref);
+        const { defaultBranch, commit } = read;
+        return { defaultBranch, ref: read.ref, commit, text: read.file.text, sha: read.file.sha };
+    }
+    catch (error) {
+        // the default branch is known by then (the same answer named it): the message names it
+        const at = ref ?? (await upstream.getRepository().catch(() => null))?.defaultBranch ?? 'the default branch';
+        throw notFound(error, upstream, file, at);
+    }
+}
+function notFound(error, upstream, file, ref) {
+    if (error instanceof UpstreamError && error.code === 'not_found') {
+        return new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
+            `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
+    }
+    return error;
+}
+/** Writes the refusal's annotations; returns the error that fails the step. */
+function annotated(refusal) {
+    for (const { message, ...properties } of refusal.annotations)
+        error(message, properties);
+    return new ActionError(refusal.message);
+}
+/** An invalid perimeters.yml: one annotation per problem, on its line. */
+function explainConfigError(error, file) {
+    const count = error.problems.length;
+    return {
+        message: `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
+        annotations: error.problems.map((p) => ({
+            message: `${p.key}: ${p.message}`,
+            title: `invalid ${p.file}`,
+            file: p.file,
+            startLine: p.line,
+            startColumn: p.column,
+        })),
+    };
+}
+/**
+ * A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line (on
+ * the perimeter's own line when it has none).
+ */
+function explainExposureError(error, config, text, branch) {
+    if (error.code !== 'branch-not-allowed' && error.code !== 'default-branch-not-named')
+        return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
+    const annotations = [];
+    for (const name of error.perimeters) {
+        const at = keyPosition(text, ['perimeters', name, 'branches']) ?? keyPosition(text, ['perimeters', name]);
+        if (at === null)
+            continue;
+        const branches = config.perimeters.find((p) => p.name === name)?.branches ?? null;
+        const message = error.code === 'branch-not-allowed'
+            ? `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`
+            : `branch ${JSON.stringify(branch)} is the default branch; ` +
+                `${branches === null ? 'add branches: ' + JSON.stringify([branch]) : `${JSON.stringify(branches)} does not name it`}`;
+        annotations.push({
+            message,
+            title: `perimeter "${name}" may not be bound to this branch`,
+            file: config.file,
+            startLine: at.line,
+            startColumn: at.col,
+        });
+    }
+    return { message: `${error.message} (input ${Inputs.Branch})`, annotations };
+}
+/** Line and column of the key at `path` in a YAML mapping, or null. */
+function keyPosition(text, path) {
+    const lineCounter = new dist/* LineCounter */.HN();
+    let node = (0,dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
+    let key = null;
+    for (const name of path) {
+        if (!(0,dist/* isMap */.jh)(node))
+            return null;
+        const pair = node.items.find((item) => (0,dist/* isScalar */.jn)(item.key) && item.key.value === name);
+        if (!pair)
+            return null;
+        key = pair.key;
+        node = pair.value;
+    }
+    return key?.range ? lineCounter.linePos(key.range[0]) : null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/establish/ref-rules.ts
+/**
+ * Which of GitHub's rulesets keep a ref still against the job's token: the pure half of "a ref the agent
+ * cannot move". The rulesets come from the API (src/github reads them); nothing here does I/O.
+ */
+const LOCK_RULES = ['creation', 'update', 'deletion'];
+/**
+ * fnmatch as rulesets read it, with File::FNM_PATHNAME ("the * wildcard does not match the directory
+ * separator (/)", https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/managing-rulesets/creating-rulesets-for-a-repository#using-fnmatch-syntax):
+ * `**` crosses segments, `*` and `?` stay inside one. `broad` reads every wildcard as crossing segments and a
+ * bracket as any one character, a superset of GitHub's reading: an exclude is read broadly and an include
+ * narrowly (a bracket there matches only itself, which no git ref name may contain), so a pattern this code
+ * reads differently from GitHub can only make a ref count as unprotected, never as protected.
+ */
+function fnmatch(pattern, ref, broad) {
+    let source = '';
+    for (let i = 0; i < pattern.length; i++) {
+        const c = pattern[i];
+        const close = c === '[' ? pattern.indexOf(']', i + 2) : -1;
+        if (c === '*' && pattern[i + 1] === '*') {
+            source += '.*';
+            i++;
+        }
+        else if (c === '*')
+            source += broad ? '.*' : '[^/]*';
+        else if (c === '?')
+            source += broad ? '.' : '[^/]';
+        else if (broad && close > 0) {
+            source += '.';
+            i = close;
+        }
+        else
+            source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`, 's').test(ref);
+}
+function targets(ruleset, ref) {
+    if (ruleset.target === 'branch')
+        return ref.startsWith('refs/heads/');
+    return ruleset.target === 'tag' && ref.startsWith('refs/tags/');
+}
+function hit(pattern, ref, defaultBranch, broad) {
+    if (pattern === '~ALL')
+        return true;
+    if (pattern === '~DEFAULT_BRANCH')
+        return ref === `refs/heads/${defaultBranch}`;
+    return fnmatch(pattern, ref, broad);
+}
+/**
+ * Whether `ruleset` binds `ref` for the token that read it: enforced (`active`), aimed at the ref's kind,
+ * an include pattern matching and no exclude pattern, and a token that may `never` bypass it.
+ */
+function bindsRef(ruleset, ref, defaultBranch) {
+    return (ruleset.enforcement === 'active' &&
+        ruleset.bypass === 'never' &&
+        targets(ruleset, ref) &&
+        ruleset.include.some((p) => hit(p, ref, defaultBranch, false)) &&
+        !ruleset.exclude.some((p) => hit(p, ref, defaultBranch, true)));
+}
+/** The lock rules binding `ref`, each with the rulesets that impose it (by name). */
+function locksOn(ref, rulesets, defaultBranch) {
+    const locks = new Map();
+    for (const ruleset of rulesets.filter((r) => bindsRef(r, ref, defaultBranch)))
+        for (const rule of LOCK_RULES)
+            if (ruleset.rules.includes(rule))
+                locks.set(rule, [...(locks.get(rule) ?? []), ruleset.name]);
+    return locks;
+}
+
+;// CONCATENATED MODULE: ./src/policy/establish/config-ref.ts
+
+const SHA = /^[0-9a-f]{7,40}$/i;
+const FULL_SHA = /^[0-9a-f]{40}$/i;
+/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
+function branchOf(ref) {
+    if (ref.startsWith('refs/heads/'))
+        return ref.slice('refs/heads/'.length);
+    if (ref.startsWith('heads/'))
+        return ref.slice('heads/'.length);
+    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
+        return null;
+    return ref;
+}
+/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
+function writableBecause(name, facts) {
+    if (name === facts.branch)
+        return 'it is the bound branch';
+    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
+    if (bindable.length === 0)
+        return null;
+    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
+}
+const INPUT = 'config-ref';
+/**
+ * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
+ * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
+ * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
+ * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
+ */
+function config_ref_judgeConfigRef(facts) {
+    const ref = facts.configRef;
+    if (ref === null) {
+        if (facts.defaultBranch !== facts.branch)
+            return { kind: 'ok' };
+        return {
+            kind: 'warning',
+            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
+                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
+                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
+        };
+    }
+    const named = branchOf(ref);
+    let because = null;
+    let branch = named;
+    if (named !== null)
+        because = writableBecause(named, facts);
+    else if (SHA.test(ref)) {
+        for (const [name, sha] of Object.entries(facts.heads)) {
+            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
+                continue;
+            branch = name.slice('refs/heads/'.length);
+            because = writableBecause(branch, facts);
+            if (because !== null)
+                break;
+        }
+    }
+    if (because !== null)
+        return {
+            kind: 'refused',
+            message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+                `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+                'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+        };
+    return unmovable(ref, facts);
+}
+/**
+ * Whether judging `configRef` needs the repository's rulesets: only a ref that is neither the default branch
+ * nor a commit SHA (a judging job reads them only then, and passes none otherwise).
+ */
+function configRefNeedsRulesets(configRef, defaultBranch) {
+    return configRef !== null && !SHA.test(configRef) && branchOf(configRef) !== defaultBranch;
+}
+/** The refs git may read a config ref as. */
+function candidates(ref) {
+    if (ref.startsWith('refs/'))
+        return [ref];
+    if (ref.startsWith('heads/') || ref.startsWith('tags/'))
+        return [`refs/${ref}`];
+    return [`refs/heads/${ref}`, `refs/tags/${ref}`];
+}
+const RESTRICTS = { creation: 'creation', update: 'updates', deletion: 'deletion' };
+const UNMOVABLE = 'Read the perimeters file from the default branch, a full commit SHA, or a branch or tag that an active ' +
+    'ruleset nobody in the job can bypass protects with "Restrict updates" and "Restrict deletions" ' +
+    '(and "Restrict creations" for the spelling that does not exist)';
+/**
+ * The second half of a trusted ref: one the job's token cannot move. The default branch (the file is
+ * protected there) and a full commit SHA (no push changes what it names) are; a short SHA is refused
+ * (a branch or tag could be named like it); any other ref only when GitHub's rulesets lock every ref git
+ * may read its name as: a ref that exists against updates and deletion, one that does not against creation.
+ * Otherwise the agent's job could move a tag (the activity list records no tag moves) or create a branch
+ * of the same name, and a later job would read the perimeters the agent chose.
+ */
+function unmovable(ref, facts) {
+    if (FULL_SHA.test(ref))
+        return { kind: 'ok' };
+    if (SHA.test(ref))
+        return {
+            kind: 'refused',
+            message: `${INPUT}: ${JSON.stringify(ref)} is an abbreviated commit SHA; give all 40 hex digits. ${UNMOVABLE}`,
+        };
+    if (branchOf(ref) === facts.defaultBranch)
+        return { kind: 'ok' };
+    const missing = [];
+    for (const name of candidates(ref)) {
+        const needed = name in facts.heads ? ['update', 'deletion'] : ['creation'];
+        const locks = locksOn(name, facts.rulesets, facts.defaultBranch);
+        const absent = needed.filter((rule) => !locks.has(rule));
+        if (absent.length > 0)
+            missing.push(`${name} ${name in facts.heads ? 'exists' : 'does not exist'}, and no ruleset restricts its ` +
+                absent.map((rule) => RESTRICTS[rule]).join(' or '));
+    }
+    if (missing.length === 0)
+        return { kind: 'ok' };
+    return {
+        kind: 'refused',
+        message: `${INPUT}: ${JSON.stringify(ref)} is not the default branch "${facts.defaultBranch}" or a full commit SHA, ` +
+            `and GitHub does not protect it from this job's token (${missing.join('; ')}): the agent's job could move ` +
+            `or create it and choose its own perimeters. ${UNMOVABLE}`,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/policy/config-error.ts
 function formatProblem(problem) {
     return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
@@ -37957,7 +39625,7 @@ function assignPullRequest(specs, facts) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/policy/trust.ts
+;// CONCATENATED MODULE: ./src/policy/establish/trust.ts
 /**
  * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
  * payload and hands it in. Associations are GitHub's `author_association` values:
@@ -38056,17 +39724,44 @@ function judgeTrigger(rule, eventName, payload) {
  * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
  * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
  */
-const TOOL_NAMES = [
-    'get_tree',
-    'get_file',
-    'get_files',
-    'push_files',
-    'list_commits',
-    'get_commit',
-    'request_scope',
-];
+const TOOL_CATALOGUE = {
+    get_tree: { serves: 'names', reach: 'head', writes: false, defaultGrant: true },
+    get_file: { serves: 'content', reach: 'head', writes: false, defaultGrant: true },
+    get_files: { serves: 'content', reach: 'head', writes: false, defaultGrant: true },
+    push_files: { serves: 'names', reach: 'head', writes: true, defaultGrant: true },
+    list_commits: { serves: 'names', reach: 'history', writes: false, defaultGrant: true },
+    get_commit: { serves: 'names', reach: 'history', writes: false, defaultGrant: true },
+    search: { serves: 'content', reach: 'head', writes: false, defaultGrant: true },
+    blame: { serves: 'content', reach: 'history', writes: false, defaultGrant: true },
+    diff: { serves: 'content', reach: 'history', writes: false, defaultGrant: true },
+    request_scope: { serves: 'nothing', reach: 'none', writes: false, defaultGrant: true },
+    // the conversation tools write to people, not to the repository: never granted by default
+    open_pull_request: { serves: 'nothing', reach: 'none', writes: true, defaultGrant: false },
+    add_comment: { serves: 'nothing', reach: 'none', writes: true, defaultGrant: false },
+    read_thread: { serves: 'nothing', reach: 'none', writes: false, defaultGrant: false },
+};
+/** Every tool's name, in the catalogue's order. */
+const TOOL_NAMES = Object.keys(TOOL_CATALOGUE);
+/** What a perimeter that leaves `tools` out is given. */
+const DEFAULT_TOOLS = TOOL_NAMES.filter((name) => TOOL_CATALOGUE[name].defaultGrant);
+/**
+ * The conversation tools (src/policy/conversation/): they write to people (a pull request, a comment), so a
+ * perimeter has them only when its `tools` names them, never by default.
+ */
+const CONVERSATION_TOOLS = (/* unused pure expression or super */ null && (['open_pull_request', 'add_comment', 'read_thread']));
 function isToolName(value) {
-    return typeof value === 'string' && TOOL_NAMES.includes(value);
+    return typeof value === 'string' && Object.hasOwn(TOOL_CATALOGUE, value);
+}
+/** A tool's nature, or undefined for a name no tool has. */
+function toolNature(name) {
+    return isToolName(name) ? TOOL_CATALOGUE[name] : undefined;
+}
+/** Whether any of these tools hands out the content of readable files (then a workspace holds them too). */
+function servesContent(tools) {
+    for (const name of tools)
+        if (toolNature(name)?.serves === 'content')
+            return true;
+    return false;
 }
 
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
@@ -38085,7 +39780,7 @@ const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
 function defaultPerimeterSpec(name) {
     return {
         name,
-        tools: [...TOOL_NAMES],
+        tools: [...DEFAULT_TOOLS],
         read: [],
         write: [],
         branches: null,
@@ -38235,8 +39930,186 @@ function describe(node) {
     }
     return 'an unsupported node';
 }
+/** A positive integer at most `max`, or null with the problem reported. */
+function positiveInteger(c, entry, key, max) {
+    const node = entry.value;
+    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
+        return null;
+    }
+    if (value > max) {
+        c.report(node, key, `${value} is above the maximum of ${max}`);
+        return null;
+    }
+    return value;
+}
+/** true or false, or null with the problem reported. */
+function booleanValue(c, entry, key) {
+    if ((0,dist/* isScalar */.jn)(entry.value) && typeof entry.value.value === 'boolean')
+        return entry.value.value;
+    c.report(valueAt(entry.value, entry.keyNode), key, `expected true or false, got ${describe(entry.value)}`);
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/conversation/rules.ts
+/**
+ * What a perimeter's conversation may do (perimeters.yml `conversation`): the pull request its
+ * open_pull_request tool opens from the bound branch, and the comments add_comment posts. Pure: the gateway
+ * asks, GitHub is never read here. Every refusal names the rule that refused, as `conversation.<key>`.
+ */
+
+/** What a perimeter granted the conversation tools gets for every key `conversation` leaves out. */
+const CONVERSATION_DEFAULTS = Object.freeze({
+    bases: null,
+    draftOnly: true,
+    labels: [],
+    comments: true,
+    commentsPerRun: 5,
+    mentions: [],
+});
+/** Far above a conversation's need; a cap a typo cannot lift to spam. */
+const MAX_COMMENTS_PER_RUN = 50;
+/** More distinct mentions than this in one text is a mass mention, refused whatever the allow-list says. */
+const MAX_MENTIONS = 10;
+/** GitHub refuses label names over 50 characters. */
+const MAX_LABEL_LENGTH = 50;
+/**
+ * `@login` and `@org/team` as GitHub reads mentions: `@` not preceded by a word character, `/` or `@`, then a
+ * login (letters, digits, single hyphens) and optionally `/team-slug`.
+ * https://docs.github.com/get-started/writing-on-github/getting-started-with-writing-and-formatting-on-github/basic-writing-and-formatting-syntax#mentioning-people-and-teams
+ */
+const MENTION = /(?<![\w/@`])@([A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\/[A-Za-z0-9][A-Za-z0-9_.-]*)?)/g;
+/** The distinct handles a text mentions (`octocat`, `org/team`), in order of first use. */
+function mentionsIn(text) {
+    const seen = new Map();
+    for (const match of text.matchAll(MENTION)) {
+        const handle = match[1];
+        if (!seen.has(handle.toLowerCase()))
+            seen.set(handle.toLowerCase(), handle);
+    }
+    return [...seen.values()];
+}
+/** Whether the rule lets text notify `handle` (compared without case, as GitHub compares logins). */
+function mentionAllowed(rule, handle) {
+    const lower = handle.toLowerCase();
+    return rule.mentions.some((m) => m.toLowerCase() === lower);
+}
+/** A `mentions` entry: a login, or `org/team`. */
+function handleProblem(handle) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\/[A-Za-z0-9][A-Za-z0-9_.-]*)?$/.test(handle) &&
+        handle.length <= 100
+        ? null
+        : 'not a GitHub login or team (e.g. "octocat" or "my-org/reviewers")';
+}
+function labelProblem(label) {
+    if (label.trim() === '' || label !== label.trim())
+        return 'a label name has no leading or trailing space';
+    return [...label].length > MAX_LABEL_LENGTH ? `longer than ${MAX_LABEL_LENGTH} characters` : null;
+}
+/** Why a mass mention is refused, or null: more than MAX_MENTIONS distinct handles in one text. */
+function massMentionProblem(text) {
+    const handles = mentionsIn(text);
+    return handles.length > MAX_MENTIONS
+        ? `mass mention: ${handles.length} people or teams mentioned, at most ${MAX_MENTIONS} in one text (rule: conversation mentions)`
+        : null;
+}
+/** Why the rule refuses this pull request, or null. `defaultBranch` is what `bases` absent allows. */
+function pullRequestProblem(rule, ask, defaultBranch) {
+    const allowed = rule.bases === null ? ask.base === defaultBranch : compileGlobList(rule.bases).find(ask.base) !== null;
+    if (!allowed) {
+        const which = rule.bases === null
+            ? `the default branch "${defaultBranch}" only`
+            : rule.bases.map((b) => JSON.stringify(b)).join(', ');
+        return `base "${ask.base}" is not one this perimeter's pull requests may target (rule: conversation.bases: ${which})`;
+    }
+    if (rule.draftOnly && !ask.draft)
+        return 'this perimeter opens draft pull requests only (rule: conversation.draft-only); a person marks it ready';
+    const unlisted = ask.labels.filter((label) => !rule.labels.includes(label));
+    if (unlisted.length > 0) {
+        const listed = rule.labels.length === 0 ? 'none' : rule.labels.map((l) => JSON.stringify(l)).join(', ');
+        return `label ${unlisted.map((l) => JSON.stringify(l)).join(', ')} is not listed (rule: conversation.labels: ${listed})`;
+    }
+    return null;
+}
+/** Why the rule refuses one more comment, `posted` having been posted by this perimeter in this job, or null. */
+function commentProblem(rule, posted) {
+    if (!rule.comments)
+        return 'this perimeter may not comment (rule: conversation.comments: false)';
+    if (posted >= rule.commentsPerRun)
+        return `comment cap reached: ${posted} of ${rule.commentsPerRun} comments posted in this job (rule: conversation.comments-per-run)`;
+    return null;
+}
+/** What is wrong with a rule not read from perimeters.yml (parseConfig never makes one of these). */
+function conversationProblems(rule) {
+    const problems = [];
+    const each = (key, values, check) => {
+        for (const value of values) {
+            const problem = check(value);
+            if (problem !== null)
+                problems.push(`conversation.${key}: ${JSON.stringify(value)}: ${problem}`);
+        }
+    };
+    if (rule.bases !== null && rule.bases.length === 0)
+        problems.push('conversation.bases: empty list');
+    each('bases', rule.bases ?? [], branchGlobProblem);
+    each('labels', rule.labels, labelProblem);
+    each('mentions', rule.mentions, handleProblem);
+    const cap = rule.commentsPerRun;
+    if (!Number.isSafeInteger(cap) || cap < 1 || cap > MAX_COMMENTS_PER_RUN)
+        problems.push(`conversation.comments-per-run: expected 1 to ${MAX_COMMENTS_PER_RUN}, got ${cap}`);
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/policy/conversation/parse.ts
+/** perimeters.yml `conversation`, checked with file:line:column problems like the rest of the file. */
+
+
+
+const KEYS = ['bases', 'draft-only', 'labels', 'comments', 'comments-per-run', 'mentions'];
+function parseConversation(c, entry, where) {
+    const key = join(where, 'conversation');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const rule = { ...CONVERSATION_DEFAULTS, labels: [], mentions: [] };
+    let ok = true;
+    const take = (value, set) => {
+        if (value === null)
+            ok = false;
+        else
+            set(value);
+    };
+    for (const item of c.entries(entry.value, key)) {
+        const at = join(key, item.key);
+        if (item.key === 'bases') {
+            const bases = c.stringList(item, key, branchGlobProblem);
+            if (bases !== null && bases.length === 0) {
+                c.report(item.value, at, 'empty list; omit the key to allow the default branch only');
+                ok = false;
+            }
+            else
+                take(bases, (v) => (rule.bases = v));
+        }
+        else if (item.key === 'labels')
+            take(c.stringList(item, key, labelProblem), (v) => (rule.labels = v));
+        else if (item.key === 'mentions')
+            take(c.stringList(item, key, handleProblem), (v) => (rule.mentions = v));
+        else if (item.key === 'draft-only')
+            take(booleanValue(c, item, at), (v) => (rule.draftOnly = v));
+        else if (item.key === 'comments')
+            take(booleanValue(c, item, at), (v) => (rule.comments = v));
+        else if (item.key === 'comments-per-run')
+            take(positiveInteger(c, item, at, MAX_COMMENTS_PER_RUN), (v) => (rule.commentsPerRun = v));
+        else {
+            c.report(item.keyNode, at, `unknown key; expected one of ${KEYS.join(', ')}`);
+            ok = false;
+        }
+    }
+    return ok ? rule : null;
+}
 
 ;// CONCATENATED MODULE: ./src/policy/config.ts
+
 
 
 
@@ -38263,6 +40136,7 @@ const PERIMETER_KEYS = [
     'instructions',
     'limits',
     'pull-requests',
+    'conversation',
 ];
 const GLOB_FIELDS = {
     read: 'read',
@@ -38342,19 +40216,6 @@ const LIMIT_KEYS = {
     'bytes-per-file': 'bytesPerFile',
     'bytes-per-push': 'bytesPerPush',
 };
-function positiveInteger(c, entry, key, max) {
-    const node = entry.value;
-    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
-        return null;
-    }
-    if (value > max) {
-        c.report(node, key, `${value} is above the maximum of ${max}`);
-        return null;
-    }
-    return value;
-}
 function parseLimits(c, entry, where) {
     const key = join(where, 'limits');
     if (!c.expectMap(entry.value, entry.keyNode, key))
@@ -38409,7 +40270,7 @@ function parsePerimeter(c, entry) {
         else if (item.key === 'tools') {
             const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
             if (tools !== null && tools.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow every tool');
+                c.report(item.value, key, 'empty list; omit the key to allow every tool but the conversation ones');
             if (tools === null || tools.length === 0)
                 ok = false;
             else
@@ -38432,12 +40293,11 @@ function parsePerimeter(c, entry) {
                 spec.protect = families;
         }
         else if (item.key === 'untrusted-triggers') {
-            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
-                spec.untrustedTriggers = item.value.value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
+            const value = booleanValue(c, item, key);
+            if (value === null)
                 ok = false;
-            }
+            else
+                spec.untrustedTriggers = value;
         }
         else if (item.key === 'instructions') {
             const value = (0,dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
@@ -38454,6 +40314,13 @@ function parsePerimeter(c, entry) {
                 ok = false;
             else
                 spec.pullRequests = rule;
+        }
+        else if (item.key === 'conversation') {
+            const rule = parseConversation(c, item, where);
+            if (rule === null)
+                ok = false;
+            else
+                spec.conversation = rule;
         }
         else if (item.key === 'limits') {
             const limits = parseLimits(c, item, where);
@@ -38676,6 +40543,7 @@ function credentialFileRule(path) {
 
 
 
+
 /** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
 class PerimeterSpecError extends Error {
     perimeter;
@@ -38740,6 +40608,8 @@ function specProblems(spec) {
     for (const tool of spec.tools)
         if (!isToolName(tool))
             problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+    if (spec.conversation !== undefined)
+        problems.push(...conversationProblems(spec.conversation));
     return problems;
 }
 /**
@@ -38897,7 +40767,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/policy/exposure.ts
+;// CONCATENATED MODULE: ./src/policy/establish/exposure.ts
 
 /**
  * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
@@ -38907,7 +40777,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped;
  * 4. when the branch is the repository's default branch, a selected perimeter whose `branches` does not name
  *    it is an error too (checkDefaultBranch).
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/policy/establish/establish.ts).
  */
 function selectPerimeters(config, names, branch, defaultBranch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -38968,518 +40838,103 @@ function quoted(names) {
     return names.map((n) => JSON.stringify(n)).join(', ');
 }
 
-;// CONCATENATED MODULE: ./src/action/constants.ts
-/** Every name the runner sees: inputs, outputs, state keys and the status context. */
-var Inputs;
-(function (Inputs) {
-    Inputs["GithubToken"] = "github-token";
-    Inputs["Config"] = "config";
-    Inputs["ConfigRef"] = "config-ref";
-    Inputs["Perimeters"] = "perimeters";
-    Inputs["Branch"] = "branch";
-    Inputs["Port"] = "port";
-    Inputs["FailOnViolation"] = "fail-on-violation";
-    Inputs["DirectPushes"] = "direct-pushes";
-    Inputs["RequireChanges"] = "require-changes";
-    Inputs["StatusContext"] = "status-context";
-    Inputs["EndpointSecrets"] = "endpoint-secrets";
-    Inputs["WritesPerMinute"] = "writes-per-minute";
-    Inputs["VerifyTimeout"] = "verify-timeout";
-    Inputs["IgnoreRefs"] = "ignore-refs";
-    Inputs["RecordName"] = "record-name";
-    Inputs["RecordRetentionDays"] = "record-retention-days";
-    Inputs["Writes"] = "writes";
-    Inputs["ReceiptBy"] = "receipt-by";
-    Inputs["ReceiptAs"] = "receipt-as";
-    Inputs["ExportSecrets"] = "export-secrets";
-    Inputs["Workspace"] = "workspace";
-    Inputs["Isolation"] = "isolation";
-    Inputs["AgentEgress"] = "agent-egress";
-})(Inputs || (Inputs = {}));
-/**
- * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
- * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
- * status-context, direct-pushes, require-changes and ignore-refs.
- */
-var VerifyInputs;
-(function (VerifyInputs) {
-    VerifyInputs["GithubToken"] = "github-token";
-    /** the agent job's name, as the run shows it: the verify job judges that job */
-    VerifyInputs["AgentJob"] = "agent-job";
-    /** the login GitHub records for the agent job's token */
-    VerifyInputs["AgentIdentity"] = "agent-identity";
-    /** the perimeters file (the pull-request gate reads it from the default branch) */
-    VerifyInputs["Config"] = "config";
-    VerifyInputs["FailOnViolation"] = "fail-on-violation";
-    VerifyInputs["ReceiptAs"] = "receipt-as";
-    /** the same inputs as the main action's, read by readRecordSettings */
-    VerifyInputs["RecordName"] = "record-name";
-    VerifyInputs["RecordRetentionDays"] = "record-retention-days";
-})(VerifyInputs || (VerifyInputs = {}));
-/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgedSettings). */
-const JUDGED_INPUTS = [
-    Inputs.Branch,
-    Inputs.Config,
-    Inputs.ConfigRef,
-    Inputs.Perimeters,
-    Inputs.DirectPushes,
-    Inputs.RequireChanges,
-    Inputs.StatusContext,
-    Inputs.IgnoreRefs,
-];
-var Outputs;
-(function (Outputs) {
-    /** JSON object: perimeter name -> endpoint URL */
-    Outputs["Endpoints"] = "endpoints";
-    /**
-     * path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included): with one perimeter exposed,
-     * or every perimeter's with export-secrets; else empty (it would hand each agent the others' secrets)
-     */
-    Outputs["McpConfig"] = "mcp-config";
-    /** path of a Codex config.toml snippet using bearer_token_env_var */
-    Outputs["CodexConfig"] = "codex-config";
-    /** JSON object: perimeter name -> name of the environment variable holding its bearer secret */
-    Outputs["TokenVariables"] = "token-variables";
-    /** the endpoint URL when exactly one perimeter is exposed, else empty */
-    Outputs["Url"] = "url";
-    /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
-    Outputs["TokenVariable"] = "token-variable";
-    /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
-    Outputs["Record"] = "record";
-    /**
-     * with isolation: user, the command that runs an agent as the agent's own user (`<run-agent> claude …`,
-     * src/cli/run-agent.ts); '' without isolation, so the same line runs the agent as the step's user
-     */
-    Outputs["RunAgent"] = "run-agent";
-})(Outputs || (Outputs = {}));
-/**
- * Outputs of one perimeter, named `<prefix><perimeter>` (`secret-implementer`), so a workflow hands each agent
- * step only its own. A JavaScript action may set outputs its action.yml does not declare, and workflows can
- * use them: https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#outputs-for-docker-container-and-javascript-actions
- */
-var PerimeterOutputs;
-(function (PerimeterOutputs) {
-    /** the endpoint's bearer secret (masked) */
-    PerimeterOutputs["Secret"] = "secret-";
-    /** path of a Claude Code `--mcp-config` file with this perimeter's server only */
-    PerimeterOutputs["McpConfig"] = "mcp-config-";
-    /** path of a Codex config.toml snippet with this perimeter's table only */
-    PerimeterOutputs["CodexConfig"] = "codex-config-";
-    /** path of the perimeter's workspace (input `workspace`): what it may read, as files with a local git history */
-    PerimeterOutputs["Workspace"] = "workspace-";
-    /** the command that pushes what changed in the workspace through the perimeter's endpoint; append a message */
-    PerimeterOutputs["WorkspacePush"] = "workspace-push-";
-})(PerimeterOutputs || (PerimeterOutputs = {}));
-/** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
-var constants_State;
-(function (State) {
-    State["Branch"] = "branch";
-    State["Perimeters"] = "perimeters";
-    State["ConfigFile"] = "configFile";
-    /** perimeters.yml as main read it, in a file (a state variable is capped at 128 KiB by Linux) */
-    State["ConfigPath"] = "configPath";
-    State["ConfigDigest"] = "configDigest";
-    /** what main ran with that decides the verdict: repository, API, direct-pushes, status context (JSON) */
-    State["JobSettings"] = "jobSettings";
-    State["StartedAt"] = "startedAt";
-    State["StartHead"] = "startHead";
-    State["StartRefsPath"] = "startRefsPath";
-    State["StartRefsDigest"] = "startRefsDigest";
-    State["GatewayPid"] = "gatewayPid";
-    State["LedgerPath"] = "ledgerPath";
-    State["LedgerKey"] = "ledgerKey";
-    State["LogPath"] = "logPath";
-    /** where the gateway keeps the staged change set (writes: stage) */
-    State["StagePath"] = "stagePath";
-    /** 'true' once main finished: endpoints were handed out */
-    State["Ready"] = "ready";
-    /** why main failed, when it did */
-    State["MainError"] = "mainError";
-    /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
-    State["ConfigRef"] = "configRef";
-    /**
-     * with isolation: user, how post reaches the gateway it can no longer signal or read (JSON: control port and
-     * secret); '' without isolation
-     */
-    State["Isolation"] = "isolation";
-    /** a digest of every other key main saved and its value (src/action/agent-job/state.ts) */
-    State["Seal"] = "seal";
-})(constants_State || (constants_State = {}));
-/** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
-
-const READY_TIMEOUT_MS = 10_000;
-/** How long before the start snapshot (on GitHub's clock) the job's window opens: src/verify/runs/agent-job.ts. */
-
-const STOP_GRACE_MS = 5_000;
-
-;// CONCATENATED MODULE: ./src/action/config-loader.ts
+;// CONCATENATED MODULE: ./src/policy/establish/establish.ts
 
 
 
 
-
-/** A failure already explained to the user (annotations written); main only has to fail the step. */
-class ActionError extends Error {
-    name = 'ActionError';
+/** A decision refused by a rule of the trusted file or of the config ref (ConfigError and ExposureError aside). */
+class EstablishRefusal extends Error {
+    rule;
+    name = 'EstablishRefusal';
+    constructor(rule, message) {
+        super(message);
+        this.rule = rule;
+    }
 }
-/** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
-async function readConfigFile(upstream, file, ref) {
+const establish_quoted = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
+/**
+ * Which perimeters judge the job: the file parsed (ConfigError), the named perimeters that may be bound to
+ * the branch (ExposureError), narrowed by the file's trust rule for the run's trigger, from a config ref the
+ * job could not have chosen (EstablishRefusal). Main, the verify job and apply all decide so, with this one
+ * function; only where they read the facts differs.
+ */
+function establish(facts) {
+    const config = parseConfig(facts.text, facts.file);
+    const selected = selectPerimeters(config, facts.names, facts.branch, facts.defaultBranch);
+    const { perimeters, trust } = narrowByTrigger(config, selected, facts.eventName, facts.event);
+    const ref = config_ref_judgeConfigRef({
+        configRef: facts.configRef,
+        defaultBranch: facts.defaultBranch,
+        branch: facts.branch,
+        perimeters,
+        heads: facts.heads,
+        rulesets: facts.rulesets,
+    });
+    if (ref.kind === 'refused')
+        throw new EstablishRefusal('config-ref', ref.message);
+    return { config, perimeters, trust, warning: ref.kind === 'warning' ? ref.message : null };
+}
+/**
+ * The file's `trust` rule on the run's trigger: a trusted trigger keeps every selected perimeter; an
+ * untrusted one only those marked `untrusted-triggers: true`, and is refused when none is. No rule: no change.
+ */
+function narrowByTrigger(config, selected, eventName, payload) {
+    if (!config.trust)
+        return { perimeters: selected, trust: null };
+    const verdict = judgeTrigger(config.trust, eventName, payload);
+    if (verdict.trusted)
+        return { perimeters: selected, trust: `trusted trigger: ${verdict.reason}` };
+    const safe = selected.filter((p) => p.spec.untrustedTriggers === true);
+    const withheld = selected.filter((p) => p.spec.untrustedTriggers !== true);
+    if (safe.length === 0)
+        throw new EstablishRefusal('trust', `untrusted trigger: ${verdict.reason}; no selected perimeter (${establish_quoted(selected)}) is marked ` +
+            `"untrusted-triggers: true" in ${config.file}, so none is exposed`);
+    return {
+        perimeters: safe,
+        trust: `untrusted trigger: ${verdict.reason}; exposing only ${establish_quoted(safe)} (untrusted-triggers: true)` +
+            (withheld.length > 0 ? `, withholding ${establish_quoted(withheld)}` : ''),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/establish.ts
+
+
+const actionError = (message) => new ActionError(message);
+/** The rulesets judgeConfigRef needs for this ref, read with the step's token; none when it needs none. */
+async function rulesetsFor(upstream, configRef, defaultBranch) {
+    return configRefNeedsRulesets(configRef, defaultBranch) ? upstream.listRulesets() : [];
+}
+/**
+ * The establish step of main, the verify job and apply: the one decision (src/policy/establish/establish.ts)
+ * on facts the step read, with the repository's rulesets read from GitHub when the config ref needs them. A
+ * refusal throws: an invalid file or a refused selection as annotations on its lines and an ActionError, a
+ * config ref the job could have moved as `refusal` makes it.
+ */
+async function establishPerimeters(upstream, facts, refusal = actionError) {
+    const rulesets = await rulesetsFor(upstream, facts.configRef, facts.defaultBranch);
     try {
-        return await upstream.getFileAtRef(file, ref);
-    }
-    catch (error) {
-        throw notFound(error, upstream, file, ref);
-    }
-}
-/**
- * The default branch and perimeters.yml at `ref` (null: on the default branch), in one request where the
- * Upstream can (getRepositoryFile), else two.
- */
-async function readRepositoryConfig(upstream, file, ref) {
-    if (!upstream.getRepositoryFile) {
-        const { defaultBranch } = await upstream.getRepository();
-        const at = ref ?? defaultBranch;
-        return { defaultBranch, ref: at, commit: null, ...(await readConfigFile(upstream, file, at)) };
-    }
-    try {
-        const read = await upstream.getRepositoryFile(file, ref);
-        const { defaultBranch, commit } = read;
-        return { defaultBranch, ref: read.ref, commit, text: read.file.text, sha: read.file.sha };
-    }
-    catch (error) {
-        // the default branch is known by then (the same answer named it): the message names it
-        const at = ref ?? (await upstream.getRepository().catch(() => null))?.defaultBranch ?? 'the default branch';
-        throw notFound(error, upstream, file, at);
-    }
-}
-function notFound(error, upstream, file, ref) {
-    if (error instanceof UpstreamError && error.code === 'not_found') {
-        return new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
-            `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
-    }
-    return error;
-}
-/**
- * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
- * A refusal becomes error annotations on the lines at fault and an ActionError naming the inputs.
- */
-function loadPerimeters(text, file, names, branch, defaultBranch) {
-    let config;
-    try {
-        config = parseConfig(text, file);
+        return establish({ ...facts, rulesets });
     }
     catch (error) {
         if (error instanceof ConfigError)
-            throw annotated(explainConfigError(error, file));
-        throw error;
-    }
-    try {
-        return { config, perimeters: selectPerimeters(config, names, branch, defaultBranch) };
-    }
-    catch (error) {
+            throw annotated(explainConfigError(error, facts.file));
         if (error instanceof ExposureError)
-            throw annotated(explainExposureError(error, config, text, branch));
+            throw annotated(explainExposureError(error, parseConfig(facts.text, facts.file), facts.text, facts.branch));
+        if (error instanceof EstablishRefusal)
+            throw error.rule === 'config-ref' ? refusal(error.message) : new ActionError(error.message);
         throw error;
     }
 }
-/** Writes the refusal's annotations; returns the error that fails the step. */
-function annotated(refusal) {
-    for (const { message, ...properties } of refusal.annotations)
-        error(message, properties);
-    return new ActionError(refusal.message);
-}
-/** An invalid perimeters.yml: one annotation per problem, on its line. */
-function explainConfigError(error, file) {
-    const count = error.problems.length;
-    return {
-        message: `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
-        annotations: error.problems.map((p) => ({
-            message: `${p.key}: ${p.message}`,
-            title: `invalid ${p.file}`,
-            file: p.file,
-            startLine: p.line,
-            startColumn: p.column,
-        })),
-    };
-}
 /**
- * A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line (on
- * the perimeter's own line when it has none).
+ * judgeConfigRef alone, for the gate, which judges every perimeter of the default branch's file by each pull
+ * request's assignment rather than a selection: a refusal throws as `refusal` makes it.
  */
-function explainExposureError(error, config, text, branch) {
-    if (error.code !== 'branch-not-allowed' && error.code !== 'default-branch-not-named')
-        return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
-    const annotations = [];
-    for (const name of error.perimeters) {
-        const at = keyPosition(text, ['perimeters', name, 'branches']) ?? keyPosition(text, ['perimeters', name]);
-        if (at === null)
-            continue;
-        const branches = config.perimeters.find((p) => p.name === name)?.branches ?? null;
-        const message = error.code === 'branch-not-allowed'
-            ? `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`
-            : `branch ${JSON.stringify(branch)} is the default branch; ` +
-                `${branches === null ? 'add branches: ' + JSON.stringify([branch]) : `${JSON.stringify(branches)} does not name it`}`;
-        annotations.push({
-            message,
-            title: `perimeter "${name}" may not be bound to this branch`,
-            file: config.file,
-            startLine: at.line,
-            startColumn: at.col,
-        });
-    }
-    return { message: `${error.message} (input ${Inputs.Branch})`, annotations };
-}
-/** Line and column of the key at `path` in a YAML mapping, or null. */
-function keyPosition(text, path) {
-    const lineCounter = new dist/* LineCounter */.HN();
-    let node = (0,dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
-    let key = null;
-    for (const name of path) {
-        if (!(0,dist/* isMap */.jh)(node))
-            return null;
-        const pair = node.items.find((item) => (0,dist/* isScalar */.jn)(item.key) && item.key.value === name);
-        if (!pair)
-            return null;
-        key = pair.key;
-        node = pair.value;
-    }
-    return key?.range ? lineCounter.linePos(key.range[0]) : null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/ref-rules.ts
-/**
- * Which of GitHub's rulesets keep a ref still against the job's token: the pure half of "a ref the agent
- * cannot move". The rulesets come from the API (src/github reads them); nothing here does I/O.
- */
-const LOCK_RULES = ['creation', 'update', 'deletion'];
-/**
- * fnmatch as rulesets read it, with File::FNM_PATHNAME ("the * wildcard does not match the directory
- * separator (/)", https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/managing-rulesets/creating-rulesets-for-a-repository#using-fnmatch-syntax):
- * `**` crosses segments, `*` and `?` stay inside one. `broad` reads every wildcard as crossing segments and a
- * bracket as any one character, a superset of GitHub's reading: an exclude is read broadly and an include
- * narrowly (a bracket there matches only itself, which no git ref name may contain), so a pattern this code
- * reads differently from GitHub can only make a ref count as unprotected, never as protected.
- */
-function fnmatch(pattern, ref, broad) {
-    let source = '';
-    for (let i = 0; i < pattern.length; i++) {
-        const c = pattern[i];
-        const close = c === '[' ? pattern.indexOf(']', i + 2) : -1;
-        if (c === '*' && pattern[i + 1] === '*') {
-            source += '.*';
-            i++;
-        }
-        else if (c === '*')
-            source += broad ? '.*' : '[^/]*';
-        else if (c === '?')
-            source += broad ? '.' : '[^/]';
-        else if (broad && close > 0) {
-            source += '.';
-            i = close;
-        }
-        else
-            source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }
-    return new RegExp(`^${source}$`, 's').test(ref);
-}
-function targets(ruleset, ref) {
-    if (ruleset.target === 'branch')
-        return ref.startsWith('refs/heads/');
-    return ruleset.target === 'tag' && ref.startsWith('refs/tags/');
-}
-function hit(pattern, ref, defaultBranch, broad) {
-    if (pattern === '~ALL')
-        return true;
-    if (pattern === '~DEFAULT_BRANCH')
-        return ref === `refs/heads/${defaultBranch}`;
-    return fnmatch(pattern, ref, broad);
-}
-/**
- * Whether `ruleset` binds `ref` for the token that read it: enforced (`active`), aimed at the ref's kind,
- * an include pattern matching and no exclude pattern, and a token that may `never` bypass it.
- */
-function bindsRef(ruleset, ref, defaultBranch) {
-    return (ruleset.enforcement === 'active' &&
-        ruleset.bypass === 'never' &&
-        targets(ruleset, ref) &&
-        ruleset.include.some((p) => hit(p, ref, defaultBranch, false)) &&
-        !ruleset.exclude.some((p) => hit(p, ref, defaultBranch, true)));
-}
-/** The lock rules binding `ref`, each with the rulesets that impose it (by name). */
-function locksOn(ref, rulesets, defaultBranch) {
-    const locks = new Map();
-    for (const ruleset of rulesets.filter((r) => bindsRef(r, ref, defaultBranch)))
-        for (const rule of LOCK_RULES)
-            if (ruleset.rules.includes(rule))
-                locks.set(rule, [...(locks.get(rule) ?? []), ruleset.name]);
-    return locks;
-}
-
-;// CONCATENATED MODULE: ./src/policy/config-ref.ts
-
-const SHA = /^[0-9a-f]{7,40}$/i;
-const FULL_SHA = /^[0-9a-f]{40}$/i;
-/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
-function branchOf(ref) {
-    if (ref.startsWith('refs/heads/'))
-        return ref.slice('refs/heads/'.length);
-    if (ref.startsWith('heads/'))
-        return ref.slice('heads/'.length);
-    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
-        return null;
-    return ref;
-}
-/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
-function writableBecause(name, facts) {
-    if (name === facts.branch)
-        return 'it is the bound branch';
-    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
-    if (bindable.length === 0)
-        return null;
-    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
-}
-const INPUT = 'config-ref';
-/**
- * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
- * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
- * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
- * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
- */
-function judgeConfigRef(facts) {
-    const ref = facts.configRef;
-    if (ref === null) {
-        if (facts.defaultBranch !== facts.branch)
-            return { kind: 'ok' };
-        return {
-            kind: 'warning',
-            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
-                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
-                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
-        };
-    }
-    const named = branchOf(ref);
-    let because = null;
-    let branch = named;
-    if (named !== null)
-        because = writableBecause(named, facts);
-    else if (SHA.test(ref)) {
-        for (const [name, sha] of Object.entries(facts.heads)) {
-            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
-                continue;
-            branch = name.slice('refs/heads/'.length);
-            because = writableBecause(branch, facts);
-            if (because !== null)
-                break;
-        }
-    }
-    if (because !== null)
-        return {
-            kind: 'refused',
-            message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
-                `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
-                'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
-        };
-    return unmovable(ref, facts);
-}
-/**
- * Whether judging `configRef` needs the repository's rulesets: only a ref that is neither the default branch
- * nor a commit SHA (a judging job reads them only then, and passes none otherwise).
- */
-function configRefNeedsRulesets(configRef, defaultBranch) {
-    return configRef !== null && !SHA.test(configRef) && branchOf(configRef) !== defaultBranch;
-}
-/** The refs git may read a config ref as. */
-function candidates(ref) {
-    if (ref.startsWith('refs/'))
-        return [ref];
-    if (ref.startsWith('heads/') || ref.startsWith('tags/'))
-        return [`refs/${ref}`];
-    return [`refs/heads/${ref}`, `refs/tags/${ref}`];
-}
-const RESTRICTS = { creation: 'creation', update: 'updates', deletion: 'deletion' };
-const UNMOVABLE = 'Read the perimeters file from the default branch, a full commit SHA, or a branch or tag that an active ' +
-    'ruleset nobody in the job can bypass protects with "Restrict updates" and "Restrict deletions" ' +
-    '(and "Restrict creations" for the spelling that does not exist)';
-/**
- * The second half of a trusted ref: one the job's token cannot move. The default branch (the file is
- * protected there) and a full commit SHA (no push changes what it names) are; a short SHA is refused
- * (a branch or tag could be named like it); any other ref only when GitHub's rulesets lock every ref git
- * may read its name as: a ref that exists against updates and deletion, one that does not against creation.
- * Otherwise the agent's job could move a tag (the activity list records no tag moves) or create a branch
- * of the same name, and a later job would read the perimeters the agent chose.
- */
-function unmovable(ref, facts) {
-    if (FULL_SHA.test(ref))
-        return { kind: 'ok' };
-    if (SHA.test(ref))
-        return {
-            kind: 'refused',
-            message: `${INPUT}: ${JSON.stringify(ref)} is an abbreviated commit SHA; give all 40 hex digits. ${UNMOVABLE}`,
-        };
-    if (branchOf(ref) === facts.defaultBranch)
-        return { kind: 'ok' };
-    const missing = [];
-    for (const name of candidates(ref)) {
-        const needed = name in facts.heads ? ['update', 'deletion'] : ['creation'];
-        const locks = locksOn(name, facts.rulesets, facts.defaultBranch);
-        const absent = needed.filter((rule) => !locks.has(rule));
-        if (absent.length > 0)
-            missing.push(`${name} ${name in facts.heads ? 'exists' : 'does not exist'}, and no ruleset restricts its ` +
-                absent.map((rule) => RESTRICTS[rule]).join(' or '));
-    }
-    if (missing.length === 0)
-        return { kind: 'ok' };
-    return {
-        kind: 'refused',
-        message: `${INPUT}: ${JSON.stringify(ref)} is not the default branch "${facts.defaultBranch}" or a full commit SHA, ` +
-            `and GitHub does not protect it from this job's token (${missing.join('; ')}): the agent's job could move ` +
-            `or create it and choose its own perimeters. ${UNMOVABLE}`,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/action/config-ref.ts
-
-
-/**
- * judgeConfigRef for a step, with the repository's rulesets read from GitHub when the ref needs them (a ref
- * that is neither the default branch nor a commit SHA is trusted only when a ruleset locks it): a refusal
- * throws (an ActionError unless the step names the error its failure path reports as it is); returns the
- * warning to show, or null.
- */
-async function checkConfigRef(upstream, facts, refusal = (message) => new ActionError(message)) {
-    const rulesets = configRefNeedsRulesets(facts.configRef, facts.defaultBranch)
-        ? await upstream.listRulesets()
-        : [];
+async function checkConfigRef(upstream, facts, refusal = actionError) {
+    const rulesets = await rulesetsFor(upstream, facts.configRef, facts.defaultBranch);
     const verdict = judgeConfigRef({ ...facts, rulesets });
     if (verdict.kind === 'refused')
         throw refusal(verdict.message);
-    return verdict.kind === 'warning' ? verdict.message : null;
-}
-
-;// CONCATENATED MODULE: ./src/action/trust-gate.ts
-
-
-const names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
-/**
- * Applies perimeters.yml's `trust` rule to the run's trigger: a trusted trigger gets every selected perimeter;
- * an untrusted one only those marked `untrusted-triggers: true`, and main refuses to start when none is.
- * Without a rule, nothing changes.
- */
-function applyTrust(config, selected, eventName, payload) {
-    if (!config.trust)
-        return { exposed: selected, note: null };
-    const verdict = judgeTrigger(config.trust, eventName, payload);
-    if (verdict.trusted)
-        return { exposed: selected, note: `trusted trigger: ${verdict.reason}` };
-    const safe = selected.filter((p) => p.spec.untrustedTriggers === true);
-    const withheld = selected.filter((p) => p.spec.untrustedTriggers !== true);
-    if (safe.length === 0) {
-        throw new ActionError(`untrusted trigger: ${verdict.reason}; no selected perimeter (${names(selected)}) is marked ` +
-            `"untrusted-triggers: true" in ${config.file}, so none is exposed`);
-    }
-    const note = `untrusted trigger: ${verdict.reason}; exposing only ${names(safe)} (untrusted-triggers: true)` +
-        (withheld.length > 0 ? `, withholding ${names(withheld)}` : '');
-    return { exposed: safe, note };
 }
 
 ;// CONCATENATED MODULE: ./src/verify/runs/agent-job.ts
@@ -39653,7 +41108,7 @@ function spawnGateway(options) {
             env[name] = value;
     }
     const launcher = options.launcher;
-    const log = launcher ? 'ignore' : (0,external_node_fs_namespaceObject.openSync)(options.logPath, 'a', 0o600);
+    const log = launcher ? 'ignore' : (0,external_node_fs_.openSync)(options.logPath, 'a', 0o600);
     const child = (0,external_node_child_process_namespaceObject.spawn)(launcher?.command ?? process.execPath, launcher?.args ?? [options.script], {
         detached: true,
         stdio: ['pipe', log, launcher ? 'pipe' : log],
@@ -39661,7 +41116,7 @@ function spawnGateway(options) {
         windowsHide: true,
     });
     if (typeof log === 'number')
-        (0,external_node_fs_namespaceObject.closeSync)(log);
+        (0,external_node_fs_.closeSync)(log);
     let exited = null;
     let spawnError = null;
     let launcherErrors = '';
@@ -39733,10 +41188,10 @@ async function launchGateway(options) {
     return spawnGateway(options).configure(options.config, options);
 }
 function tryReadReady(file) {
-    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+    if (!(0,external_node_fs_.existsSync)(file))
         return null;
     try {
-        const value = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        const value = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
         if (typeof value.port === 'number' && typeof value.pid === 'number')
             return {
                 port: value.port,
@@ -39754,18 +41209,18 @@ function tryReadReady(file) {
 function logTail(path, secrets, bytes = 4096) {
     let text;
     try {
-        const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
+        const fd = (0,external_node_fs_.openSync)(path, 'r');
         try {
-            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+            const size = (0,external_node_fs_.fstatSync)(fd).size;
             const start = Math.max(0, size - bytes);
             const buffer = Buffer.alloc(size - start);
-            (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, start);
+            (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, start);
             text = buffer.toString('utf8');
             if (start > 0)
                 text = text.slice(text.indexOf('\n') + 1);
         }
         finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
+            (0,external_node_fs_.closeSync)(fd);
         }
     }
     catch {
@@ -39823,6 +41278,31 @@ function signal(pid, name) {
     catch {
         // exited in between
     }
+}
+
+;// CONCATENATED MODULE: ./src/action/agent-job/trigger-thread.ts
+/**
+ * The issue or pull request whose event started the run, read from the event payload (GITHUB_EVENT_PATH) by
+ * main, before any agent step could change the file: the one thread the conversation tools may answer
+ * besides the bound branch's pull request. The agent never names it.
+ * https://docs.github.com/webhooks/webhook-events-and-payloads
+ */
+const ISSUE_EVENTS = new Set(['issues', 'issue_comment']);
+const PULL_REQUEST_EVENTS = new Set([
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'pull_request_review_comment',
+]);
+/** The thread's number, or null when the event is of no issue or pull request (a push, a schedule). */
+function triggerThread(eventName, event) {
+    const payload = (event ?? {});
+    const number = ISSUE_EVENTS.has(eventName)
+        ? payload.issue?.number
+        : PULL_REQUEST_EVENTS.has(eventName)
+            ? payload.pull_request?.number
+            : undefined;
+    return typeof number === 'number' && Number.isSafeInteger(number) && number > 0 ? number : null;
 }
 
 // EXTERNAL MODULE: external "node:util"
@@ -40361,6 +41841,25 @@ class RepoView {
     blob(sha) {
         return this.upstream.getBlob(sha);
     }
+    /**
+     * The sizes of blobs of the tree `root` an answer shows or a read must know first, where the index lists
+     * them without one (an index read from the history copy has none but those already known):
+     * RepoReads.getBlobSizes, with its listing fallback on `root`.
+     */
+    async sizes(root, entries) {
+        const unsized = entries.filter((e) => e.type === 'blob' && e.size === undefined).map((e) => e.sha);
+        if (unsized.length === 0 || !this.upstream.getBlobSizes)
+            return new Map();
+        return this.upstream.getBlobSizes(unsized, root);
+    }
+    /** The entries with the sizes `sizes` finds filled in (new objects; the index's own are never changed). */
+    async sized(root, entries) {
+        const sizes = await this.sizes(root, entries);
+        return entries.map((e) => {
+            const size = e.size ?? sizes.get(e.sha);
+            return size === undefined || size === e.size ? e : { ...e, size };
+        });
+    }
     /** An index built locally and checked against its tree's SHA (after a push): never listed again. */
     remember(index) {
         this.trees.remember(index.sha, [...index.entries()]);
@@ -40411,12 +41910,12 @@ const INSTRUCTION_FILE_RULES = Object.freeze([
     ...NAMES,
     ...DIRECTORIES.map((dir) => `${dir}/**`),
 ]);
-const instructions_names = new Map(NAMES.map((name) => [foldSegment(name), name]));
+const names = new Map(NAMES.map((name) => [foldSegment(name), name]));
 const directories = DIRECTORIES.map((dir) => dir.split('/').map(foldSegment));
 /** The rule that makes this path an agent instruction file, or null. */
 function instructionFileRule(path) {
     const segments = path.split('/').map(foldSegment);
-    const name = instructions_names.get(segments.at(-1) ?? '');
+    const name = names.get(segments.at(-1) ?? '');
     if (name !== undefined)
         return name;
     for (const [i, dir] of directories.entries()) {
@@ -40508,6 +42007,7 @@ function noteTrusted(answer, instructions, perimeter, path) {
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/workspace-view.ts
 
+
 /**
  * What a perimeter's workspace holds: the files get_tree lists and get_file serves, from the same tree (the
  * branch's, with agent instruction files as the trusted ref has them) and the same decision
@@ -40522,11 +42022,11 @@ function planFromIndex(index, perimeter) {
     const files = [];
     const leftOut = [];
     // a perimeter whose tools serve no content (a writer without get_file) is handed out none either
-    if (!perimeter.tools.has('get_file') && !perimeter.tools.has('get_files')) {
+    if (!servesContent(perimeter.tools)) {
         if (readable.files.size > 0)
             leftOut.push({
                 path: '',
-                reason: 'no file is handed out: this perimeter has no get_file or get_files tool',
+                reason: 'no file is handed out: no tool of this perimeter serves file content (get_file, search, ...)',
             });
         return { files, leftOut, readable };
     }
@@ -40552,11 +42052,11 @@ function symlinksOutsideView(plan, targets) {
     const resolved = new Map();
     for (const link of links) {
         const target = targets.get(link.path) ?? null;
-        if (target === null || target === '' || target.includes('\0') || external_node_path_namespaceObject.posix.isAbsolute(target)) {
+        if (target === null || target === '' || target.includes('\0') || external_node_path_.posix.isAbsolute(target)) {
             resolved.set(link.path, null);
             continue;
         }
-        const joined = external_node_path_namespaceObject.posix.normalize(external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.dirname(link.path), target));
+        const joined = external_node_path_.posix.normalize(external_node_path_.posix.join(external_node_path_.posix.dirname(link.path), target));
         resolved.set(link.path, joined === '.' ? '' : joined.startsWith('../') || joined === '..' ? null : joined);
     }
     for (const [path, to] of resolved) {
@@ -40637,6 +42137,305 @@ function decodeText(data) {
     catch {
         return null;
     }
+}
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/safety/hidden-markup.ts
+
+/**
+ * Markup that a renderer hides from the people who review a file, yet a model reads as text: HTML
+ * entities that render as invisible characters (`&#8203;`, `&#x202E;`, `&zwj;`), elements with a
+ * `hidden` attribute or a `display: none` style, Markdown link definitions with a title (the
+ * `[//]: # (...)` comment idiom) and image alt text. Each span is preceded by a mark; every character of
+ * the text stays as it was. Pure: called by `neutralize`, which counts the spans per kind.
+ */
+const OPEN = '\u27ea';
+const CLOSE = '\u27eb';
+const count = (kinds, kind) => {
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+};
+const hidden_markup_hex = (codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+/** Named references (WHATWG) that decode to an invisible character; names are case-sensitive. */
+const NAMED = {
+    shy: 0xad,
+    ZeroWidthSpace: 0x200b,
+    NegativeVeryThinSpace: 0x200b,
+    NegativeThinSpace: 0x200b,
+    NegativeMediumSpace: 0x200b,
+    NegativeThickSpace: 0x200b,
+    zwnj: 0x200c,
+    zwj: 0x200d,
+    lrm: 0x200e,
+    rlm: 0x200f,
+    NoBreak: 0x2060,
+    ApplyFunction: 0x2061,
+    af: 0x2061,
+    InvisibleTimes: 0x2062,
+    it: 0x2062,
+    InvisibleComma: 0x2063,
+    ic: 0x2063,
+};
+// Numeric references need no `;` in HTML (a parse error browsers forgive); named ones here do, but `&shy`.
+const ENTITY = /&(?:#(\d{1,8});?|#[xX]([0-9a-fA-F]{1,8});?|([A-Za-z]{2,22});|(shy)(?![A-Za-z;]))/g;
+function invisibleEntity(match) {
+    const [, decimal, hexadecimal, name, shy] = match;
+    let codePoint;
+    if (decimal !== undefined)
+        codePoint = Number.parseInt(decimal, 10);
+    else if (hexadecimal !== undefined)
+        codePoint = Number.parseInt(hexadecimal, 16);
+    else
+        codePoint = NAMED[name ?? shy ?? ''];
+    return codePoint !== undefined && isInvisible(codePoint) ? codePoint : undefined;
+}
+/** Marks each run of adjacent references to invisible characters once, before the run. */
+function markEntities(text, kinds) {
+    let out = '';
+    let done = 0;
+    let run;
+    const flush = () => {
+        if (!run)
+            return;
+        out +=
+            text.slice(done, run.start) + markInvisibleRun(text.slice(run.start, run.end), run.codePoints, kinds);
+        done = run.end;
+        run = undefined;
+    };
+    for (const match of text.matchAll(ENTITY)) {
+        const codePoint = invisibleEntity(match);
+        if (codePoint === undefined)
+            continue;
+        if (run?.end !== match.index)
+            flush();
+        run ??= { start: match.index, end: match.index, codePoints: [] };
+        run.end = match.index + match[0].length;
+        run.codePoints.push(codePoint);
+    }
+    flush();
+    return out + text.slice(done);
+}
+function markInvisibleRun(run, codePoints, kinds) {
+    count(kinds, 'invisible character entities');
+    const tags = codePoints.filter((c) => c >= 0xe0020 && c <= 0xe007e);
+    if (tags.length > 0) {
+        const spelled = String.fromCodePoint(...tags.map((c) => c - 0xe0000));
+        return `${OPEN}hidden tag text as HTML entities: ${JSON.stringify(spelled)}${CLOSE}${run}`;
+    }
+    return `${OPEN}HTML entities for ${codePoints.map(hidden_markup_hex).join(' ')}, invisible when rendered:${CLOSE}${run}`;
+}
+// `[^<>]` keeps the scan linear: a tag without its `>` ends at the next `<`.
+const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(\s[^<>]*)?>/g;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?/g;
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b/i;
+function attributesOf(source) {
+    const attributes = new Map();
+    for (const [, name, value] of source.matchAll(ATTRIBUTE)) {
+        const unquoted = value?.replace(/^(["'])([^]*)\1$/, '$2') ?? '';
+        if (!attributes.has(name.toLowerCase()))
+            attributes.set(name.toLowerCase(), unquoted);
+    }
+    return attributes;
+}
+function markTags(text, kinds) {
+    return text.replace(TAG, (tag, name, source) => {
+        if (source === undefined)
+            return tag;
+        const attributes = attributesOf(source);
+        if (attributes.has('hidden') || HIDING_STYLE.test(attributes.get('style') ?? '')) {
+            count(kinds, 'hidden HTML element');
+            return `${OPEN}HTML element hidden when rendered:${CLOSE}${tag}`;
+        }
+        if (name.toLowerCase() === 'img' && (attributes.get('alt') ?? '').trim() !== '') {
+            count(kinds, 'image alt text');
+            return `${OPEN}image alt text, not shown when the image renders:${CLOSE}${tag}`;
+        }
+        return tag;
+    });
+}
+/**
+ * A link reference definition with a title renders as nothing; `[//]: # (...)` and
+ * `[comment]: <> (...)` use that as a comment. Titles may span lines (not a blank one).
+ */
+const DEFINITION = /^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)[ \t]*\n?[ \t]*(?:"(?:[^"\\]|\\[^])*"|'(?:[^'\\]|\\[^])*'|\((?:[^()\\]|\\[^])*\))[ \t]*$/gm;
+function markDefinitions(text, kinds) {
+    return text.replace(DEFINITION, (definition) => {
+        if (/\n[ \t]*\n/.test(definition))
+            return definition;
+        count(kinds, 'Markdown comment');
+        return `${OPEN}Markdown comment, not shown when rendered:${CLOSE}${definition}`;
+    });
+}
+/**
+ * `![alt](src)` and `![alt][ref]`: the alt text shows only when the image fails to load. One level of
+ * brackets nests; a `!` after a word character (`vec![0][i]` in Rust) is no image.
+ */
+const IMAGE = /(?<!\w)!\[((?:[^[\]\\]|\\[^]|\[(?:[^[\]\\]|\\[^])*\]){1,2000})\](?=[([])/g;
+function markImages(text, kinds) {
+    return text.replace(IMAGE, (image, alt) => {
+        if (alt.trim() === '')
+            return image;
+        count(kinds, 'image alt text');
+        return `${OPEN}image alt text, not shown when the image renders:${CLOSE}${image}`;
+    });
+}
+/** Marks each span of hidden markup; cheap when the text holds none of `&`, `<`, `]:`, `![`. */
+function markHiddenMarkup(text, kinds) {
+    let out = text;
+    if (out.includes('&'))
+        out = markEntities(out, kinds);
+    if (out.includes('<'))
+        out = markTags(out, kinds);
+    if (out.includes(']:'))
+        out = markDefinitions(out, kinds);
+    if (out.includes('!['))
+        out = markImages(out, kinds);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/safety/neutralize.ts
+
+
+const COMMENT = /<!--[^]*?(?:-->|$)/g;
+// eslint-disable-next-line no-control-regex
+const PLAIN = /^[\u0000-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+/** Invisible characters that are part of ordinary text: emoji joiners and presentation selectors, a leading BOM. */
+function benign(chars, i) {
+    const codePoint = chars[i].codePointAt(0);
+    const before = chars[i - 1] ?? '';
+    const after = chars[i + 1] ?? '';
+    if (codePoint === 0xfeff)
+        return i === 0;
+    if (codePoint === 0x200d)
+        return PICTOGRAPH.test(before) && PICTOGRAPH.test(after);
+    if (codePoint === 0xfe0e || codePoint === 0xfe0f)
+        return before !== '' && !isInvisible(before.codePointAt(0));
+    return false;
+}
+function markInvisible(text, kinds) {
+    const chars = [...text];
+    let out = '';
+    for (let i = 0; i < chars.length;) {
+        const codePoint = chars[i].codePointAt(0);
+        if (!isInvisible(codePoint) || benign(chars, i)) {
+            out += chars[i];
+            i++;
+            continue;
+        }
+        const run = [];
+        while (i < chars.length && isInvisible(chars[i].codePointAt(0)) && !benign(chars, i)) {
+            run.push(chars[i].codePointAt(0));
+            i++;
+        }
+        const tags = run.filter((c) => c >= 0xe0020 && c <= 0xe007e);
+        if (tags.length > 0) {
+            const spelled = String.fromCodePoint(...tags.map((c) => c - 0xe0000));
+            out += `${OPEN}hidden tag text: ${JSON.stringify(spelled)}${CLOSE}`;
+            kinds['hidden tag text'] = (kinds['hidden tag text'] ?? 0) + 1;
+        }
+        else {
+            out += `${OPEN}${run.map(hidden_markup_hex).join(' ')}${CLOSE}`;
+            kinds['invisible characters'] = (kinds['invisible characters'] ?? 0) + 1;
+        }
+    }
+    return out;
+}
+function neutralize(text) {
+    const kinds = {};
+    let out = PLAIN.test(text) ? text : markInvisible(text, kinds);
+    if (out.includes('<!--')) {
+        out = out.replace(COMMENT, (comment) => {
+            kinds['HTML comment'] = (kinds['HTML comment'] ?? 0) + 1;
+            return `${OPEN}HTML comment, not shown when rendered:${CLOSE}${comment}`;
+        });
+    }
+    out = markHiddenMarkup(out, kinds);
+    const count = Object.values(kinds).reduce((a, b) => a + b, 0);
+    return { text: out, kinds, count };
+}
+
+;// CONCATENATED MODULE: ./src/gateway/reads/disk-form.ts
+
+async function diskForm(filter, original) {
+    const redaction = await filter.redact(original);
+    const shown = neutralize(redaction.text).text;
+    if (shown === original)
+        return { text: original, originals: null };
+    // the original text behind each line of the redacted text: a hidden value may span lines, a placeholder never
+    const chunks = [];
+    let chunk = '';
+    let at = 0;
+    const spans = redaction.spans ?? [];
+    if (spans.length !== redaction.hidden)
+        return null;
+    const plain = (until) => {
+        for (const part of original.slice(at, until).split('\n').entries()) {
+            if (part[0] > 0) {
+                chunks.push(chunk);
+                chunk = '';
+            }
+            chunk += part[1];
+        }
+        at = until;
+    };
+    for (const span of spans) {
+        plain(span.start);
+        chunk += original.slice(span.start, span.end);
+        at = span.end;
+    }
+    plain(original.length);
+    chunks.push(chunk);
+    const lines = shown.split('\n');
+    // the marks replace or add characters within a line, never a line end: one shown line per chunk
+    if (lines.length !== chunks.length || redaction.text.split('\n').length !== chunks.length)
+        return null;
+    const originals = {};
+    lines.forEach((line, i) => {
+        if (line !== chunks[i])
+            originals[String(i)] = chunks[i];
+    });
+    return { text: shown, originals };
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -50185,7 +51984,15 @@ function preprocess(fn, schema) {
  */
 const fileSchema = strictObject({
     mode: schemas_enum(['100644', '100755', '120000']),
+    /** the blob of the file as it is on disk */
     sha: schemas_string().regex(/^[0-9a-f]{40}$/),
+    /**
+     * A file handed out as get_file shows it (secret values as placeholders, hidden spans marked): the text on
+     * disk, and for each of its lines (0-based) that differs from the repository's, the text it stands for,
+     * which the push puts back (clients/workspace-restore.ts). It holds secret values: this file is 0600, in
+     * main's directory, never in the workspace.
+     */
+    shown: strictObject({ text: schemas_string(), originals: record(schemas_string(), schemas_string()) }).optional(),
 });
 const workspaceStateSchema = strictObject({
     version: literal(1),
@@ -50220,8 +52027,8 @@ const LOCAL_COMMIT_CONFIG = [
 ];
 function writeWorkspaceState(path, state) {
     const aside = `${path}.${process.pid}.tmp`;
-    (0,external_node_fs_namespaceObject.writeFileSync)(aside, JSON.stringify(state), { mode: 0o600 });
-    (0,external_node_fs_namespaceObject.renameSync)(aside, path);
+    (0,external_node_fs_.writeFileSync)(aside, JSON.stringify(state), { mode: 0o600 });
+    (0,external_node_fs_.renameSync)(aside, path);
 }
 /** The state at `path`; throws saying what is wrong with it. */
 function readWorkspaceState(path) {
@@ -50249,6 +52056,7 @@ function readWorkspaceState(path) {
 
 
 
+
 const run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
 /**
  * Every perimeter's workspace at `head`: the plans first (one tree read, shared), the blobs of all of them
@@ -50264,7 +52072,7 @@ async function handOutWorkspaces(options) {
     const reading = await readBlobs(options.upstream, wanted);
     const workspaces = [];
     for (const [perimeter, plan] of plans) {
-        const dir = (0,external_node_path_namespaceObject.join)(options.folder, perimeter.name);
+        const dir = (0,external_node_path_.join)(options.folder, perimeter.name);
         const leftOut = [...plan.leftOut];
         const present = plan.files.filter((f) => {
             const reason = reading.withheld.get(f.sha);
@@ -50278,13 +52086,22 @@ async function handOutWorkspaces(options) {
         const outside = symlinksOutsideView({ files: present, readable: plan.readable }, targets);
         for (const [path, reason] of outside)
             leftOut.push({ path, reason });
-        const files = present.filter((f) => !outside.has(f.path));
-        writeDirectory(dir, files, reading.blobs);
+        const kept = present.filter((f) => !outside.has(f.path));
+        const { files, shown } = await showAsGetFile(kept, reading.blobs, options.filter, leftOut);
+        writeDirectory(dir, files, reading.blobs, shown);
         await commitDirectory(options.git ?? 'git', dir, `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`);
         workspaces.push({
             perimeter: perimeter.name,
             dir,
-            files: Object.fromEntries(files.map((f) => [f.path, { mode: f.mode, sha: f.sha }])),
+            files: Object.fromEntries(files.map((f) => {
+                const form = shown.get(f.path);
+                return [
+                    f.path,
+                    form
+                        ? { mode: f.mode, sha: form.sha, shown: { text: form.text, originals: form.originals } }
+                        : { mode: f.mode, sha: f.sha },
+                ];
+            })),
             leftOut: leftOut.sort((a, b) => (a.path < b.path ? -1 : 1)),
         });
     }
@@ -50298,24 +52115,54 @@ async function handOutWorkspaces(options) {
         },
     };
 }
+/**
+ * Each text file as get_file shows it (gateway/reads/disk-form.ts): a file with nothing hidden or marked as
+ * it is; one with placeholders or marks in their place, with what they stand for, for the push; one whose
+ * shown form cannot be mapped back line by line is left out, never written with its values.
+ */
+async function showAsGetFile(files, blobs, filter, leftOut) {
+    const shown = new Map();
+    const out = [];
+    for (const file of files) {
+        const text = file.mode === '120000' ? null : decodeText(blobs.get(file.sha));
+        if (text === null) {
+            out.push(file);
+            continue;
+        }
+        const form = await diskForm(filter, text);
+        if (form === null) {
+            leftOut.push({
+                path: file.path,
+                reason: 'holds hidden values whose placeholders could not be mapped back',
+            });
+            continue;
+        }
+        if (form.originals !== null) {
+            const bytes = new Uint8Array(Buffer.from(form.text, 'utf8'));
+            shown.set(file.path, { text: form.text, sha: blobSha(bytes), bytes, originals: form.originals });
+        }
+        out.push(file);
+    }
+    return { files: out, shown };
+}
 /** Writes the files into `dir`, which must be absent or empty: nothing already there is kept or overwritten. */
-function writeDirectory(dir, files, blobs) {
-    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
-    if ((0,external_node_fs_namespaceObject.readdirSync)(dir).length > 0)
+function writeDirectory(dir, files, blobs, shown) {
+    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
+    if ((0,external_node_fs_.readdirSync)(dir).length > 0)
         throw new Error(`the workspace ${dir} exists and is not empty`);
     // regular files first, then the links, so no file is ever written through a link
     const ordered = [...files.filter((f) => f.mode !== '120000'), ...files.filter((f) => f.mode === '120000')];
     for (const file of ordered) {
-        const path = (0,external_node_path_namespaceObject.join)(dir, file.path);
-        (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
-        const bytes = blobs.get(file.sha);
+        const path = (0,external_node_path_.join)(dir, file.path);
+        (0,external_node_fs_.mkdirSync)((0,external_node_path_.dirname)(path), { recursive: true });
+        const bytes = shown.get(file.path)?.bytes ?? blobs.get(file.sha);
         if (file.mode === '120000') {
-            (0,external_node_fs_namespaceObject.symlinkSync)(Buffer.from(bytes).toString('utf8'), path);
+            (0,external_node_fs_.symlinkSync)(Buffer.from(bytes).toString('utf8'), path);
         }
         else {
-            (0,external_node_fs_namespaceObject.writeFileSync)(path, bytes, { flag: 'wx' });
+            (0,external_node_fs_.writeFileSync)(path, bytes, { flag: 'wx' });
             // the mode as git has it, whatever the umask
-            (0,external_node_fs_namespaceObject.chmodSync)(path, file.mode === '100755' ? 0o755 : 0o644);
+            (0,external_node_fs_.chmodSync)(path, file.mode === '100755' ? 0o755 : 0o644);
         }
     }
 }
@@ -50338,6 +52185,60 @@ async function commitDirectory(git, dir, message) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/github/trusted-binary.ts
+
+
+/**
+ * The directories trusted processes (main, post, the gateway, the push command) look programs up in: root's,
+ * and writable by root only. Never /usr/local/bin, which GitHub's images make writable by everyone and which
+ * sudo's secure_path puts first.
+ */
+const TRUSTED_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+/**
+ * The absolute path of `name` in `path`, checked: the file and every directory above it (links resolved)
+ * root's and writable by no group or other, so no user of the job can have put it there or changed it; else
+ * why each one found was refused. A trusted process runs a program by this path, never by PATH.
+ */
+function findTrustedBinary(name, path = TRUSTED_PATH) {
+    const problems = [];
+    for (const dir of path.split(':')) {
+        let real;
+        try {
+            real = (0,external_node_fs_.realpathSync)((0,external_node_path_.join)(dir, name));
+        }
+        catch {
+            continue;
+        }
+        const bad = untrustedOwner(real);
+        if (bad === null)
+            return { path: real };
+        problems.push(bad);
+    }
+    return { problems };
+}
+/** Why `path` (resolved) could have been written by someone other than root, or null. */
+function untrustedOwner(path) {
+    for (let p = path;; p = (0,external_node_path_.dirname)(p)) {
+        const stat = (0,external_node_fs_.lstatSync)(p);
+        if (stat.uid !== 0)
+            return `${p} belongs to uid ${stat.uid}, not root`;
+        // a sticky directory (/tmp) still lets others create files in it, but not replace root's
+        if ((stat.mode & 0o022) !== 0 && !(stat.isDirectory() && (stat.mode & 0o1000) !== 0 && p !== path))
+            return `${p} is writable by others (mode ${(stat.mode & 0o7777).toString(8)})`;
+        if (p === (0,external_node_path_.dirname)(p))
+            return null;
+    }
+}
+let git;
+/** The git a trusted process runs (findTrustedBinary), or null when none is installed: the caller reads another way. */
+function trustedGit() {
+    if (git !== undefined)
+        return git;
+    const found = findTrustedBinary('git');
+    git = 'path' in found ? found.path : null;
+    return git;
+}
+
 ;// CONCATENATED MODULE: ./src/action/agent-job/agent-user.ts
 
 
@@ -50370,14 +52271,24 @@ const AGENT_USER = 'perimeter-agent';
  * HTTPS_PROXY. Written once the gateway serves the proxy.
  */
 const PROXY_FILE = 'proxy';
-/** The sh script main runs as root (after the gateway's SETUP): $1 agent user, $2 the run directory. */
+/**
+ * The directory of run-agent's lock in the agent's directory (the runner's user's, 0700): the agent's user is
+ * one per job and run-agent ends every process of it, so run-agent runs one agent command at a time.
+ */
+const RUN_LOCK_DIR = 'lock';
+/**
+ * The sh script main runs as root (after the gateway's SETUP): $1 agent user, $2 the run directory, $3 root's
+ * runtime (node, the CLI bundle), $4 the runner's user.
+ */
 const AGENT_SETUP = `
-user=$1 run=$2 runtime=$3
+user=$1 run=$2 runtime=$3 runner=$4
 id -u "$user" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
 agent="$run.agent"
 install -d -o root -g root -m 0755 "$agent"
 install -d -o "$user" -g "$user" -m 0700 "$agent/home" "$agent/tmp" "$agent/config"
 install -d -o "$user" -g "$user" -m 0755 "$agent/workspaces"
+# run-agent's lock (one agent command at a time): the runner's user's, out of the agent's reach
+install -d -o "$runner" -m 0700 "$agent/${RUN_LOCK_DIR}"
 umask 0022
 cat > "$agent/run-agent" <<EOF
 #!/bin/sh
@@ -50403,22 +52314,38 @@ EOF
 chown root:root "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 chmod 0755 "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 printf '%s\\n' "$agent"
-# the agent's user reaches loopback only (the gateway, the egress proxy): a chain of its own, for its uid; no
-# DNS even there (a local resolver, systemd-resolved's 127.0.0.53, would carry queries out): the proxy resolves
+# the agent's user reaches nothing, loopback included (a service there, the runner's or a test's, is no way out
+# either), but the gateway's and the egress proxy's ports, which AGENT_PORTS opens once the gateway listens: a
+# chain of its own, for its uid; no DNS (a local resolver, systemd-resolved's 127.0.0.53, would carry queries
+# out): the proxy resolves
 uid=$(id -u "$user")
 limit() {
   command -v "$1" >/dev/null || return 1
   "$1" -w -N PERIMETER_AGENT 2>/dev/null || "$1" -w -F PERIMETER_AGENT || return 1
-  "$1" -w -A PERIMETER_AGENT -p udp --dport 53 -j REJECT && "$1" -w -A PERIMETER_AGENT -p tcp --dport 53 -j REJECT &&
-    "$1" -w -A PERIMETER_AGENT -o lo -j ACCEPT && "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
+  "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
   "$1" -w -C OUTPUT -m owner --uid-owner "$uid" -j PERIMETER_AGENT 2>/dev/null ||
     "$1" -w -I OUTPUT 1 -m owner --uid-owner "$uid" -j PERIMETER_AGENT
 }
 if limit iptables; then
   limit ip6tables || echo "ip6tables: not limited" >&2
-  echo "the agent's user reaches loopback only (iptables owner match on uid $uid)"
+  echo "the agent's user reaches the gateway and its egress proxy only (iptables owner match on uid $uid)"
 else
   echo "egress of the agent's user is NOT limited: no working iptables on this runner"
+fi
+`;
+/**
+ * The sh script main runs as root once the gateway listens: $1 the agent's directory, $2 the gateway's port, $3
+ * the egress proxy's. run-agent finds the proxy's URL in PROXY_FILE; where AGENT_SETUP limited the agent's
+ * user, its chain lets through TCP to 127.0.0.1 on these two ports and nothing else (rules put before the
+ * chain's REJECT: the chain is made anew for each job, so no port of an earlier job stays open).
+ */
+const AGENT_PORTS = `
+agent=$1 gateway=$2 proxy=$3
+umask 0022; printf 'http://127.0.0.1:%s' "$proxy" > "$agent/${PROXY_FILE}.tmp"; mv "$agent/${PROXY_FILE}.tmp" "$agent/${PROXY_FILE}"
+if command -v iptables >/dev/null && iptables -w -n -L PERIMETER_AGENT >/dev/null 2>&1; then
+  for port in "$gateway" "$proxy"; do
+    iptables -w -I PERIMETER_AGENT 1 -o lo -d 127.0.0.1/32 -p tcp --dport "$port" -j ACCEPT
+  done
 fi
 `;
 /** The paths of the agent's directory AGENT_SETUP printed, and what it said of the agent's egress. */
@@ -50427,9 +52354,9 @@ function agentHomeAt(printed) {
     return {
         dir,
         egress,
-        configDir: (0,external_node_path_namespaceObject.join)(dir, 'config'),
-        workspaces: (0,external_node_path_namespaceObject.join)(dir, 'workspaces'),
-        runAgent: (0,external_node_path_namespaceObject.join)(dir, 'run-agent'),
+        configDir: (0,external_node_path_.join)(dir, 'config'),
+        workspaces: (0,external_node_path_.join)(dir, 'workspaces'),
+        runAgent: (0,external_node_path_.join)(dir, 'run-agent'),
     };
 }
 /**
@@ -50438,8 +52365,8 @@ function agentHomeAt(printed) {
  * (SETENV), `end-agent` with no argument at all.
  */
 function agentSudoRules(runner, agent) {
-    return (`${runner} ALL=(${AGENT_USER}) NOPASSWD:SETENV: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'as-agent')}\n` +
-        `${runner} ALL=(${AGENT_USER}) NOPASSWD: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'end-agent')} ""\n`);
+    return (`${runner} ALL=(${AGENT_USER}) NOPASSWD:SETENV: ${(0,external_node_path_.join)(agent.dir, 'as-agent')}\n` +
+        `${runner} ALL=(${AGENT_USER}) NOPASSWD: ${(0,external_node_path_.join)(agent.dir, 'end-agent')} ""\n`);
 }
 /**
  * Proves from `sudo -n -l` (every rule sudo holds for the runner's user, in the order it reads them; the last
@@ -50460,8 +52387,8 @@ function checkNoRootLeft(listing, agent) {
     const after = deny < 0 ? rules : rules.slice(deny + 1);
     const allowed = agent
         ? [
-            `(${AGENT_USER}) SETENV: NOPASSWD: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'as-agent')}`,
-            `(${AGENT_USER}) NOPASSWD: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'end-agent')} ""`,
+            `(${AGENT_USER}) SETENV: NOPASSWD: ${(0,external_node_path_.join)(agent.dir, 'as-agent')}`,
+            `(${AGENT_USER}) NOPASSWD: ${(0,external_node_path_.join)(agent.dir, 'end-agent')} ""`,
         ]
         : [];
     const left = after.filter((rule) => !allowed.includes(rule.replace(/\s+/g, ' ')));
@@ -50470,42 +52397,13 @@ function checkNoRootLeft(listing, agent) {
             `${deny < 0 ? 'no denial in effect' : left.map((rule) => JSON.stringify(rule)).join(', ')} ` +
             '(a sudo rule read after /etc/sudoers.d/zzzz-perimeter-isolation-*, or one for a group of the user)');
 }
-/** The directories trusted processes look programs up in: root's, and writable by root only. */
-const TRUSTED_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
-/**
- * The absolute path of `name` in TRUSTED_PATH, checked: the file and every directory above it (links resolved)
- * root's and writable by no group or other, so no user of the job can have put it there or changed it. Never
- * /usr/local/bin, which GitHub's images make writable by everyone and which sudo's secure_path puts first.
- */
+
+/** The absolute path of `name` a trusted process may run (findTrustedBinary); refuses isolation when none. */
 function trustedBinary(name, path = TRUSTED_PATH) {
-    const problems = [];
-    for (const dir of path.split(':')) {
-        let real;
-        try {
-            real = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.join)(dir, name));
-        }
-        catch {
-            continue;
-        }
-        const bad = untrustedOwner(real);
-        if (bad === null)
-            return real;
-        problems.push(bad);
-    }
-    throw new ActionError(`${Inputs.Isolation}: no ${name} a trusted process may run: ${problems.join('; ') || `none in ${path}`}`);
-}
-/** Why `path` (resolved) could have been written by someone other than root, or null. */
-function untrustedOwner(path) {
-    for (let p = path;; p = (0,external_node_path_namespaceObject.dirname)(p)) {
-        const stat = (0,external_node_fs_namespaceObject.lstatSync)(p);
-        if (stat.uid !== 0)
-            return `${p} belongs to uid ${stat.uid}, not root`;
-        // a sticky directory (/tmp) still lets others create files in it, but not replace root's
-        if ((stat.mode & 0o022) !== 0 && !(stat.isDirectory() && (stat.mode & 0o1000) !== 0 && p !== path))
-            return `${p} is writable by others (mode ${(stat.mode & 0o7777).toString(8)})`;
-        if (p === (0,external_node_path_namespaceObject.dirname)(p))
-            return null;
-    }
+    const found = findTrustedBinary(name, path);
+    if ('path' in found)
+        return found.path;
+    throw new ActionError(`${Inputs.Isolation}: no ${name} a trusted process may run: ${found.problems.join('; ') || `none in ${path}`}`);
 }
 
 ;// CONCATENATED MODULE: ./src/action/agent-job/isolation.ts
@@ -50602,20 +52500,29 @@ function prepareGatewayHome(node, script) {
         script,
         GATEWAY_ROOT,
     ]).split('\n');
-    const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [AGENT_USER, dir, `${dir}.runtime`]);
+    const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [
+        AGENT_USER,
+        dir,
+        `${dir}.runtime`,
+        (0,external_node_os_namespaceObject.userInfo)().username,
+    ]);
     return {
         dir,
-        logPath: (0,external_node_path_namespaceObject.join)(dir, 'gateway.log'),
+        logPath: (0,external_node_path_.join)(dir, 'gateway.log'),
         node: runNode,
         script: runScript,
         agent: agentHomeAt(agentSetup),
     };
 }
-/** Tells run-agent where the agent's egress proxy listens (a root-owned file in the agent's directory). */
-function setAgentProxy(agent, port) {
-    asRoot("tell run-agent the agent's proxy", 'umask 0022; printf "%s" "$2" > "$1.tmp"; mv "$1.tmp" "$1"', [
-        (0,external_node_path_namespaceObject.join)(agent.dir, PROXY_FILE),
-        `http://127.0.0.1:${port}`,
+/**
+ * Opens the agent's way to the gateway and to its egress proxy, and only these (AGENT_PORTS), and tells
+ * run-agent where the proxy listens (a root-owned file in the agent's directory).
+ */
+function openAgentPorts(agent, ports) {
+    asRoot("open the gateway and the egress proxy to the agent's user", AGENT_PORTS, [
+        agent.dir,
+        String(ports.gateway),
+        String(ports.proxy),
     ]);
 }
 /**
@@ -50630,7 +52537,7 @@ for p in "$@"; do
   else install -o "$user" -g "$user" -m 0600 "$p" "$to"; fi
 done`;
     asRoot("hand main's files to the agent's user", script, [AGENT_USER, into, ...paths]);
-    return paths.map((path) => (0,external_node_path_namespaceObject.join)(into, (0,external_node_path_namespaceObject.basename)(path)));
+    return paths.map((path) => (0,external_node_path_.join)(into, (0,external_node_path_.basename)(path)));
 }
 /**
  * How main starts the gateway: as the gateway's user, with no supplementary group and no way to gain privileges,
@@ -50671,7 +52578,7 @@ function adoptFiles(home, files) {
     const script = `user=$1 dir=$2; shift 2
 for f in "$@"; do install -o "$user" -g "$user" -m 0600 "$f" "$dir/$(basename "$f")"; rm -f "$f"; done`;
     asRoot("hand main's files to the gateway user", script, [GATEWAY_USER, home.dir, ...files]);
-    return files.map((file) => (0,external_node_path_namespaceObject.join)(home.dir, (0,external_node_path_namespaceObject.basename)(file)));
+    return files.map((file) => (0,external_node_path_.join)(home.dir, (0,external_node_path_.basename)(file)));
 }
 /** Ends a gateway main started and no longer needs (main still has sudo then). */
 function killGateway(pid) {
@@ -50728,6 +52635,3921 @@ function readGatewayLog(home) {
     catch {
         return '';
     }
+}
+
+;// CONCATENATED MODULE: ./src/safety/placeholders.ts
+/**
+ * Values that stand in for a secret rather than being one. Decided by the value's form alone, never
+ * by comparing it with a known secret, so the answer cannot confirm a guess.
+ */
+/** References to somewhere else: `${VAR}`, `${{ secrets.X }}`, `$VAR`, `{{ var }}`, `%VAR%`, `$(cmd)`, `<your token>`. */
+const REFERENCE = [
+    /\$\{[^}]{0,200}\}/,
+    /\{\{[^}]{0,200}\}\}/,
+    /^\{[A-Za-z0-9_.-]{1,64}\}$/,
+    /^\$[A-Za-z_][A-Za-z0-9_]{0,64}$/,
+    /^%[A-Za-z_][A-Za-z0-9_]{0,64}%$/,
+    /^\$\(.{0,200}\)$/,
+    /^<[^<>]{0,100}>$/,
+    /^\[hidden: [^\]]{1,64}\]$/,
+];
+/** Words that only ever mean "put a secret here" (whole value, case-insensitive, `-`/`_`/space alike). */
+const PLACEHOLDER_WORDS = new Set([
+    'changeme',
+    'changeit',
+    'change me',
+    'replaceme',
+    'replace me',
+    'placeholder',
+    'redacted',
+    'dummy',
+    'example',
+    'sample',
+    'todo',
+    'tbd',
+    'fixme',
+    'none',
+    'null',
+    'nil',
+    'undefined',
+    'true',
+    'false',
+    'yes',
+    'no',
+    'on',
+    'off',
+    'required',
+    'optional',
+    'secret',
+    'password',
+    'passwd',
+    'pass',
+    'token',
+    'your password',
+    'your token',
+    'your secret',
+    'your api key',
+    'my password',
+    'read',
+    'write',
+    'inherit',
+]);
+/** Type names: `token: string`, `password?: str`, `secret: Option<String>` declare, they don't assign. */
+const TYPE_WORDS = new Set([
+    'string',
+    'str',
+    'number',
+    'int',
+    'integer',
+    'bool',
+    'boolean',
+    'bytes',
+    'any',
+    'unknown',
+    'object',
+    'secretstr',
+    'secretstring',
+    'securestring',
+    'char',
+    'text',
+    'varchar',
+    'optional',
+    'option',
+    'maybe',
+    'null',
+    'none',
+    'undefined',
+    'void',
+]);
+function isPlaceholder(raw) {
+    const value = raw.trim();
+    if (value === '')
+        return true;
+    if (REFERENCE.some((pattern) => pattern.test(value)))
+        return true;
+    // one character repeated: xxx, ***, ..., 0000
+    if (/^(.)\1{2,}$/su.test(value))
+        return true;
+    const words = value.toLowerCase().replace(/[-_\s]+/g, ' ');
+    if (PLACEHOLDER_WORDS.has(words))
+        return true;
+    if (/^(?:x{3,}|your .{1,40}|.{1,40} here|example.{0,40}|.{0,40}example)$/.test(words))
+        return true;
+    return false;
+}
+/** A type annotation rather than a value: every word of it is a type name. */
+function isTypeAnnotation(value) {
+    const words = value
+        .toLowerCase()
+        .split(/[\s|&<>[\]()?,]+/)
+        .filter((word) => word !== '');
+    return words.length > 0 && words.every((word) => TYPE_WORDS.has(word));
+}
+
+;// CONCATENATED MODULE: ./src/safety/provider-formats.ts
+/** Word boundaries for tokens made of letters, digits, `_` and `-`. */
+const B = String.raw `(?<![A-Za-z0-9_-])`;
+const E = String.raw `(?![A-Za-z0-9_-])`;
+const f = (kind, body, flags = '') => ({
+    kind,
+    pattern: new RegExp(`${B}(?:${body})${E}`, `g${flags}`),
+});
+const PROVIDER_FORMATS = [
+    f('GitHub token', String.raw `gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244}`),
+    f('GitLab token', String.raw `gl(?:pat|dt|rt|ptt|cbt|soat|ft|imt|agent|oas|wt)-[A-Za-z0-9_-]{20,255}`),
+    f('OpenAI API key', String.raw `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}`),
+    f('Anthropic API key', String.raw `sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}`),
+    f('Groq API key', String.raw `gsk_[A-Za-z0-9]{48,56}`),
+    f('xAI API key', String.raw `xai-[A-Za-z0-9]{70,90}`),
+    f('Perplexity API key', String.raw `pplx-[A-Za-z0-9]{40,56}`),
+    f('Replicate token', String.raw `r8_[A-Za-z0-9]{37}`),
+    f('LangSmith API key', String.raw `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}`),
+    f('Stripe key', String.raw `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}`),
+    f('Stripe webhook secret', String.raw `whsec_[A-Za-z0-9+/=]{24,128}`),
+    f('Google API key', String.raw `AIza[0-9A-Za-z_-]{35}`),
+    f('Google OAuth client secret', String.raw `GOCSPX-[A-Za-z0-9_-]{28}`),
+    f('Hugging Face token', String.raw `hf_[A-Za-z0-9]{30,64}`),
+    f('PyPI token', String.raw `pypi-AgE[A-Za-z0-9_-]{50,}`),
+    f('RubyGems API key', String.raw `rubygems_[a-f0-9]{48}`),
+    f('Clojars token', String.raw `CLOJARS_[A-Za-z0-9]{60}`),
+    f('Docker Hub token', String.raw `dckr_pat_[A-Za-z0-9_-]{20,64}`),
+    f('npm token', String.raw `npm_[A-Za-z0-9]{36,64}`),
+    f('Artifactory token', String.raw `AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}`),
+    f('Slack token', String.raw `xox[abeoprs]-[A-Za-z0-9-]{10,255}|xapp-\d-[A-Za-z0-9-]{10,255}`),
+    // often inside a URL path: `/bot123456789:AA.../sendMessage`
+    { kind: 'Telegram bot token', pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
+    f('Discord bot token', String.raw `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
+    {
+        kind: 'Discord webhook URL',
+        pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{50,80}/g,
+    },
+    f('Twilio API key', String.raw `SK[0-9a-fA-F]{32}`),
+    {
+        kind: 'Mailchimp API key',
+        pattern: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9_-])/y,
+        anchor: { literal: '-us', lead: 32 },
+    },
+    f('Atlassian API token', String.raw `ATATT3[A-Za-z0-9_=-]{150,250}`),
+    f('Azure AD client secret', String.raw `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`),
+    { kind: 'Azure storage account key', pattern: /AccountKey=[A-Za-z0-9+/]{86}==/g, from: 11 },
+    f('AWS access key ID', String.raw `(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}`),
+    f('Alibaba Cloud access key ID', String.raw `LTAI[A-Za-z0-9]{20}`),
+    f('DigitalOcean token', String.raw `do[opr]_v1_[a-f0-9]{64}`),
+    f('Cloudflare origin CA key', String.raw `v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`),
+    f('Databricks token', String.raw `dapi[a-f0-9]{32}(?:-\d)?`),
+    f('Doppler token', String.raw `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`),
+    f('HashiCorp Vault token', String.raw `hv[sb]\.[A-Za-z0-9_-]{90,250}`),
+    {
+        kind: 'Terraform Cloud token',
+        pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_-])/y,
+        anchor: { literal: '.atlasv1.', lead: 14 },
+    },
+    f('Pulumi token', String.raw `pul-[a-f0-9]{40}`),
+    f('Heroku API key', String.raw `HRKU-AA[A-Za-z0-9_-]{58}`),
+    f('Fly.io token', String.raw `fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}`),
+    f('Grafana token', String.raw `glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`),
+    f('Sentry token', String.raw `sntrys_eyJ[A-Za-z0-9+/=_-]{50,}|sntryu_[a-f0-9]{64}`),
+    f('New Relic key', String.raw `NR(?:AK|II|JS)-[A-Za-z0-9]{19,32}`),
+    f('Dynatrace token', String.raw `dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`),
+    f('Postman API key', String.raw `PMAK-[a-f0-9]{24}-[a-f0-9]{34}`),
+    f('Notion token', String.raw `ntn_[0-9]{11}[A-Za-z0-9]{35}`),
+    f('PlanetScale token', String.raw `pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}`),
+    f('Supabase key', String.raw `sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,}`),
+    f('Prefect API key', String.raw `pnu_[A-Za-z0-9]{36}`),
+    f('ReadMe API key', String.raw `rdme_[a-z0-9]{70}`),
+    f('Scalingo token', String.raw `tk-us-[A-Za-z0-9_-]{48}`),
+    f('Tailscale key', String.raw `tskey-[a-z]{3,8}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}`),
+    f('Typeform token', String.raw `tfp_[A-Za-z0-9_.=-]{59}`),
+    f('Shippo token', String.raw `shippo_(?:live|test)_[a-fA-F0-9]{40}`),
+    f('Square token', String.raw `sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60}`),
+    f('Flutterwave key', String.raw `FLW(?:SECK|PUBK)(?:_TEST)?-[a-h0-9]{32}-X`),
+    f('Duffel token', String.raw `duffel_(?:test|live)_[A-Za-z0-9_=-]{43}`),
+    f('EasyPost API key', String.raw `EZ[AT]K[A-Za-z0-9]{54}`),
+    f('Facebook access token', String.raw `EAA[CM][A-Za-z0-9]{100,}`),
+    f('Mapbox secret token', String.raw `sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}`),
+    f('Age secret key', String.raw `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+    f('JSON Web Token', String.raw `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+];
+
+;// CONCATENATED MODULE: ./src/safety/format-rules.ts
+
+
+
+/**
+ * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
+ * Without its END line (or with another BEGIN first), the block runs on over the lines of key material
+ * (base64, `Proc-Type:` headers). Also matches JSON-escaped text. Each block ends before the next BEGIN,
+ * which keeps the scan linear however many BEGIN lines a text holds.
+ */
+const KEY_LABEL = String.raw `[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?`;
+const KEY_BLOCKS = [
+    {
+        begin: new RegExp(String.raw `-----BEGIN ?${KEY_LABEL}-----`, 'g'),
+        end: new RegExp(String.raw `-----END ?${KEY_LABEL}-----`, 'g'),
+    },
+    { begin: /PuTTY-User-Key-File-\d+:[^\n]{0,200}/g, end: /Private-(?:MAC|Hash): *[0-9a-fA-F]+/g },
+];
+const KEY_MATERIAL = /(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*/y;
+const MAX_KEY_BLOCK = 20_000;
+function keyBlocks(text, begin, end) {
+    const begins = [...text.matchAll(begin)];
+    const ends = [...text.matchAll(end)];
+    const blocks = [];
+    let e = 0;
+    let covered = 0;
+    for (const [i, b] of begins.entries()) {
+        const start = b.index ?? 0;
+        if (start < covered)
+            continue;
+        const headerEnd = start + b[0].length;
+        const limit = Math.min(headerEnd + MAX_KEY_BLOCK, begins[i + 1]?.index ?? text.length);
+        while (e < ends.length && (ends[e]?.index ?? 0) < headerEnd)
+            e++;
+        const closing = ends[e];
+        let stop;
+        if (closing && (closing.index ?? 0) + closing[0].length <= limit) {
+            stop = (closing.index ?? 0) + closing[0].length;
+        }
+        else {
+            KEY_MATERIAL.lastIndex = headerEnd;
+            stop = headerEnd + (KEY_MATERIAL.exec(text)?.[0].trimEnd().length ?? 0);
+        }
+        blocks.push([start, stop]);
+        covered = stop;
+    }
+    return blocks;
+}
+/** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
+const URL_USERINFO = /:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+/** Checked only where `://` is, backwards: far faster than a pattern that opens with the scheme. */
+const URL_SCHEME = /(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}$/;
+const CREDENTIAL_LIKE_USER = /^(?=[^]*[0-9])(?=[^]*[A-Za-z])[A-Za-z0-9_.~%+=-]{20,}$/;
+function* matches(pattern, text) {
+    pattern.lastIndex = 0;
+    for (const match of text.matchAll(pattern)) {
+        if (match[0].length > 0)
+            yield match;
+    }
+}
+function formatFindings(text) {
+    const found = [];
+    const add = (start, end, kind, rank) => {
+        found.push({ start, end, kind, credential: true, rank });
+    };
+    for (const { kind, pattern, from = 0, anchor } of PROVIDER_FORMATS) {
+        if (anchor) {
+            for (let i = text.indexOf(anchor.literal); i !== -1; i = text.indexOf(anchor.literal, i + 1)) {
+                pattern.lastIndex = i - anchor.lead;
+                const m = i >= anchor.lead ? pattern.exec(text) : null;
+                if (m)
+                    add(m.index, m.index + m[0].length, kind, RANK.format);
+            }
+            continue;
+        }
+        for (const m of matches(pattern, text))
+            add(m.index + from, m.index + m[0].length, kind, RANK.format);
+    }
+    for (const { begin, end } of KEY_BLOCKS) {
+        for (const [start, stop] of keyBlocks(text, begin, end))
+            add(start, stop, 'private key', RANK.format);
+    }
+    for (const m of matches(URL_USERINFO, text)) {
+        const { user = '', password } = m.groups ?? {};
+        if (!URL_SCHEME.test(text.slice(Math.max(0, m.index - 32), m.index)))
+            continue;
+        const userStart = m.index + 3;
+        if (password !== undefined) {
+            if (isPlaceholder(password))
+                continue;
+            const start = userStart + user.length + 1;
+            add(start, start + password.length, 'password', RANK.urlPassword);
+        }
+        else if (CREDENTIAL_LIKE_USER.test(user)) {
+            add(userStart, userStart + user.length, 'URL credential', RANK.urlPassword);
+        }
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/key-material.ts
+
+/**
+ * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
+ * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
+ * of base64 that only the ID nearby makes recognisable).
+ */
+/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
+const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
+const HEADER_CHARS = 120;
+function encodedKeys(text) {
+    const found = [];
+    for (const m of text.matchAll(ENCODED_PEM)) {
+        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
+        // only keys: an encoded certificate (client-certificate-data) is public
+        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
+            continue;
+        const start = m.index ?? 0;
+        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
+    }
+    return found;
+}
+const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
+const PAIR_WINDOW = 300;
+const BASE64_CHAR = /[A-Za-z0-9/+=]/;
+function awsSecrets(text) {
+    const found = [];
+    let searchedTo = 0;
+    for (const id of text.matchAll(AWS_KEY_ID)) {
+        const idStart = id.index ?? 0;
+        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
+        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
+        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
+        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
+            from--;
+        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
+            to++;
+        if (from >= to)
+            continue;
+        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
+            const start = from + (s.index ?? 0);
+            found.push({
+                start,
+                end: start + 40,
+                kind: 'AWS secret access key',
+                credential: true,
+                rank: RANK.format,
+            });
+        }
+        searchedTo = to;
+    }
+    return found;
+}
+function keyMaterialFindings(text) {
+    return [...encodedKeys(text), ...awsSecrets(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/normalize.ts
+
+/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
+function normalizeForDetection(text) {
+    // eslint-disable-next-line no-control-regex
+    if (!/[^\u0000-\u007f]/.test(text))
+        return null;
+    invisible_INVISIBLE.lastIndex = 0;
+    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
+        return null;
+    const starts = [];
+    const ends = [];
+    let out = '';
+    for (let i = 0; i < text.length;) {
+        const codePoint = text.codePointAt(i);
+        const width = codePoint > 0xffff ? 2 : 1;
+        if (codePoint < 0x80) {
+            out += text[i];
+            starts.push(i);
+            ends.push(i + 1);
+        }
+        else if (!isInvisible(codePoint)) {
+            const folded = text.slice(i, i + width).normalize('NFKC');
+            out += folded;
+            for (let k = 0; k < folded.length; k++) {
+                starts.push(i);
+                ends.push(i + width);
+            }
+        }
+        i += width;
+    }
+    return { text: out, starts, ends };
+}
+/** A span of the normalized text as a span of the original. */
+function originalSpan(normalized, start, end) {
+    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
+    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
+    return [from, to];
+}
+
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode-codepoint.js
+// Adapted from https://github.com/mathiasbynens/he/blob/36afe179392226cf1b6ccdb16ebbb7a5a844d93a/src/he.js#L106-L134
+/**
+ * C1 Unicode control character reference replacements (code points 128-159).
+ * Index i gives the replacement for code point 128+i; 0 means "no replacement".
+ */
+const c1 = [
+    8364, 0, 8218, 402, 8222, 8230, 8224, 8225, 710, 8240, 352, 8249, 338, 0,
+    381, 0, 0, 8216, 8217, 8220, 8221, 8226, 8211, 8212, 732, 8482, 353, 8250,
+    339, 0, 382, 376,
+];
+/**
+ * True for NUL, UTF-16 surrogates, and values past U+10FFFF.
+ * @param codePoint Unicode code point to check.
+ */
+function isInvalidCodePoint(codePoint) {
+    return (codePoint === 0 ||
+        (codePoint >= 0xd8_00 && codePoint <= 0xdf_ff) ||
+        codePoint > 0x10_ff_ff);
+}
+/**
+ * Replace the given code point with U+FFFD if it is NUL (0), a surrogate, or
+ * outside the valid Unicode range. Code points in the C1 controls range
+ * (128-159) are remapped to their Windows-1252 equivalents, following the
+ * HTML spec. All other code points are returned unchanged.
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePoint(codePoint) {
+    if (isInvalidCodePoint(codePoint)) {
+        return 0xff_fd;
+    }
+    if (codePoint >= 128 && codePoint <= 159) {
+        return c1[codePoint - 128] || codePoint;
+    }
+    return codePoint;
+}
+/**
+ * XML numeric character references are the referenced Unicode code point.
+ * Invalid values still become U+FFFD; the HTML Windows-1252 C1 remap is not
+ * applied.
+ * @see https://www.w3.org/TR/xml/#NT-CharRef
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePointXML(codePoint) {
+    return isInvalidCodePoint(codePoint) ? 0xff_fd : codePoint;
+}
+/**
+ * Convert the code point of a decoded numeric entity to a string, replacing
+ * invalid values.
+ *
+ * Fast path for plain BMP code points: [1..0x7F] and [0xA0..0xD7FF] pass
+ * `replaceCodePoint` unchanged (no NUL, C1 remap, surrogate, or out-of-range
+ * handling) and fit a single charCode. 0xd760 = 0xD800 (the first surrogate)
+ * - 0xA0.
+ * @param codePoint Unicode code point to convert.
+ */
+function codePointToString(codePoint) {
+    return (codePoint - 1) >>> 0 < 0x7f || (codePoint - 0xa0) >>> 0 < 0xd7_60
+        ? String.fromCharCode(codePoint)
+        : String.fromCodePoint(decode_codepoint_replaceCodePoint(codePoint));
+}
+//# sourceMappingURL=decode-codepoint.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/generated/decode-data-html.js
+// Generated using scripts/write-decode-map.ts
+/* eslint-disable unicorn/prefer-unicode-code-point-escapes -- Fixed-width escapes keep generated source compact. */
+/**
+ * Serialized decode data; the format is documented in
+ * `src/internal/decode-data-format.ts`. `[0]` is one-byte data (all char
+ * codes <= 0xFF: header, front-coded name suffixes, per-name metadata,
+ * cuckoo choice bits); `[1]` holds the replacement values.
+ */
+// biome-ignore format: generated data
+const htmlDecodeData = ["Q=¨`p0AEligMPacutebrevecircyfrgravelphamacrndogonpfpplyFunctionringscrsigntildeumlBackslashrvwedcyecausernoullistafropfrevescrumpeqCHcyOPYacutepitalDifferentialDyleyscaronedilirconintdotedillanterDotfrhiircleDotMinusPlusTimeslockwiseContourIntegralseCurlyDoubleQuoteQuoteolonengruentinttourIntegralpfroductunterClockwiseContourIntegralrossscrupCapDDotrahdJcyScyZcyaggerrrshvcaronyeltafriacriticalAcuteDotubleAcuteGraveTildemondfferentialDopftDotEqualubleContourIntegralDotwnArrowLeftArrowRightArrowTeeongLeftArrowRightArrowRightArrowRightArrowTeeUpArrowDownArrowVerticalBarwnArrowBarUpArrowBreveLeftRightVectorTeeVectorVectorBarRightTeeVectorVectorBarTeeArrowarrowscrtrokENGTHacutecaronircydotfrgravelementmacrptySmallSquareVerySmallSquareogonpfpsilonqualTildeilibriumscrimtaumlxistsponentialEFcyfrilledSmallSquareVerySmallSquareopfrAlluriertrfscrGJcyTammadbrevecedilircydotfrgopfreaterEqualLessFullEqualGreaterLessSlantEqualTildescrtHARDcyacektcircfrilbertSpaceopfrizontalLinescrtrokumpDownHumpEqualIEcyJligOcyacutecircydotfrgravemacrginaryIpliesntegralrsectionvisibleCommaTimesogonpftascrtildeukcymlJcircyfropfscrercyukcyKHcyJcyappacedilyfropfscrLJcyTacutembdangplacetrfrrcaronedilyeftAngleBracketrrowBarRightArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorRightArrowVectorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowrightarrowssEqualGreaterFullEqualGreaterLessSlantEqualTildefrleftarrowmidotongLeftArrowRightArrowRightArrowleftarrowrightarrowrightarrowpfwerLeftArrowRightArrowscrhtroktMapcyediumSpacellintrffrinusPlusopfscruNJcyacutecaronedilyegativeMediumSpaceThickSpacenSpaceVeryThinSpacestedGreaterGreaterLessLesswLinefroBreaknBreakingSpacepftCongruentupCapDoubleVerticalBarElementqualTildexistsGreaterEqualFullEqualGreaterLessSlantEqualTildeHumpDownHumpEqualLeftTriangleBarEqualssEqualGreaterLessSlantEqualTildeNestedGreaterGreaterLessLessPrecedesEqualSlantEqualReverseElementightTriangleBarEqualSquareSubsetEqualpersetEqualubsetEqualcceedsEqualSlantEqualTildepersetEqualTildeEqualFullEqualTildeVerticalBarscrtildeuOEligacutecircydblacfrgravemacregaicronopfpenCurlyDoubleQuoteQuoterscrlashtildemesumlverBarraceketParenthesisPartialDcyfrhiilusMinusoincareplanepfrecedesEqualSlantEqualTildeimeoductportionalscriQUOTfropfscrRBarrEGacutengrrtlcaronedilyeverseElementquilibriumUpEquilibriumfrhoightAngleBracketrrowBarLeftArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowopfundImpliesrightarrowscrhuleDelayedSHCHcycyOFTcyacutecaronedilircyfrhortDownArrowLeftArrowRightArrowUpArrowigmamallCircleopfqrtuareIntersectionSubsetEqualpersetEqualUnionscrtarubsetEqualcceedsEqualSlantEqualTildehThatmpersetEqualsetTHORNRADESHcycyabucaronedilyfrhereforetaickSpacenSpaceildeEqualFullEqualTildeopfripleDotscrtrokUacuterrocirbrcyevecircydblacfrgravemacrnderBarraceketParenthesisionPlusogonpfpArrowBarDownArrowDownArrowEquilibriumTeeArrowarrowdownarrowperLeftArrowRightArrowsilonringscrtildeumlVDashbarcydashleerbarticalBarLineSeparatorTildeyThinSpacefropfscrvdashWcircedgefropfscrXfriopfscrYAcyIcyUcyacutecircyfropfscrumlZHcyacutecaronydoteroWidthSpacetafropfscraacutebrevecEdircuteyeligfrgravelefsymphphamacrlgpndanddslopevgelemsdaabcdefghrtvbdsphtzarrogonpfpEacireidosproxeqringscrtympeqtildeumlwconintintbNotackcongepsilonprimesimeqrveewedgebrktbrkcongydquoecausemptyvpsirnoutahweenfrigcapircupodotplustimessqcuptartriangledownupuplusveewedgekarowlacklozengesquaretriangledownleftrightnkk12434ocknequivotopfttomwtiexDLRlrHDUduULRlrVHLRhlrboxdLRlrhDUduminusplustimesuLRlrvHLRhlrprimerevevbarscremiimeolbhsubulletmpEeqcacutepandbrcupcapupdotsretoncapsronedilircupssmdotedilmptyvnterdotfrhcyeckmarkiirEceqlearrowleftrightdRSastcircdashefnintmidscirlubsuitoloneqmmatpfnlementxesngdotintpfrodysrrarrossscrubepetdotudarrlreprsclarrppbrcapcapupdotorsrarrmlyeqprecsuccveewedgerenvearrowleftrightveewedwconintintylctydArrHaraggerlethrrshvbkarowlaccaronydaggerrrotseqegltamptyvfishtrharlriamondsuitsegammasinvideontimesonxjcylcornropollarpfteqdotminusplussquareublebarwedgewnarrowdownarrowsharpoonleftrightrbkarowcornropscryoltroktdotrifuarrharwanglezcyigrarreDDototacutestercaronircolonydotefDotrgravesdotlinterslsdotmacrptysetvsp134ngspogonpfparsllussilonvqcircolonsimlantgtrlessualsestivDDvparslrDotarrscrdotimtahumlroxclistpectationonentialefallingdotseqcyemalefiligligligriligjliglatligtnsnofopfrallkvpartintrac123456823534584556878slownscrgElacutemmadpbrevecircydotelqqslantsccdotollesfrggimeljcylEajnEapproxeqqsimopfravescrimeltccirdotlParquestrapproxrrdoteqlessqlesslesssimvertneqqnEhArrairsplfmiltrdcyrcirwbarcirceartsuitlliprconfrksearowwarowoarrmthtokleftarrowrightarrowpfrbarscrlashtrokybullpheniacutecircyecyxclffrgraveiiintntnfinotajligmacrgelinepartthofpedncarefintieodottcalegersrcallarhkprodocygonpftaprodquestscrinEdotsvvtildeukcymljcircyfrmathopfscrercyukcykappavcedilyfrgreenhcyjcyopfscrlAarrrrtailBarrEgHaracuteemptyvgranmbdangdlepquorrbfsfshklpplsimtltailesbarrbrkracekkeslducaronedililubydcaquorrdharusharsheftarrowtailharpoondownupleftarrowsrightarrowsharpoonssquigarrowthreetimesgqqslantsccdotorgessapproxdoteqgtrqgtrgtrsimfishtloorrgEhardulblkjcylarrcornerhardtrimidotoustachenEapproxeqqsimoangrrbrkngleftarrowrightarrowmapstorightarrowoparrowleftrightparflustimeswastbarzengefparltrarrcornerhardmtrisaquocrhimegqbuortroktccirdothreeimeslarrquestrPariefurdsharuharvertneqqnEmDDotacrletesepstodownleftuprkercommaydasheasuredanglefrhoicrodastcirdotnusbdulcpdrnplusodelspfpscrtposultimapmapnGgtvLeftarrowrightarrowltvRightarrowVDashdashablacutengpEidosproxturalsbspumpecapronedilongdotupydasheArrarhkrowdotquivsearimxistsfrgEeqqslantssimtrhArrarrparisdvjcylArrEarrdreftarrowrightarrowqqslantsssimtriemidopftinEdotvabcnivabcparallelsltolintrcueeceqrArrarrcwightarrowtriesccueerhortmidparallelimeqmidparqsubepeubEeseteqqcceqpEeseteqqtglildelgrianglelefteqrightequmerospvDashHarrapdashgetinfinlArretrierArrtriesimwArrarhkrownearoSacutestcircydashblacivotsoldeligfcirrgonravethbarmintlarrcirrossinetmacregaicrondnusopfparerplusrarrderoffmigoforslopevscrlasholtildemesasumlvbarparallelsimltcyercntiodmilptenkfrhivmmatoneitchforkvlanckhkvusacirbcirdouemnsimtwomointintpfundrEapcueecapproxcurlyeqeqnapproxeqqsimsimimesnEapsimodfalarlinesurfptosimurelscriuncspqfrintopfprimescruaternionsintesteqotrAarrrrtailBarrHaraceutedicemptyvngdelequorrapbfscfshklpplsimtlwtailionalsbarrbrkracekkeslducaronedililubydcaldharquorshealinepartsctgfishtloorrhardulovightarrowtailharpoondownupleftarrowsharpoonsrightarrowssquigarrowthreetimesngsingdotseqlarrharmmoustachenmidoangrrbrkparflustimespargtpolintrarrsaquocrhqbuorthreeimesriefltriuluharxsacutebquocEaproncueedilircnEapsimpolintsimydotbeeArrarhkrowctmiswartminusnxtfrownharpchcyyortmidparallelyigmafvmdoteqgElEneplusrarrlarrmallsetminusshpeparslidletesoftcylbarpfpadesuitrqcapsupssubeseteqpesetequareffrarrscretmnmiletarftarfraightepsilonphinsubEdotedotmultnEeplusrarrseteqqneqqimubpccapproxcurlyeqeqnapproxeqqsimsimmngp123EdotsubedothsolublarrmultnEeplusseteqqneqqimubpwArrarhkrownwarzligtargetubrkcaronedilydotelrecfrhere4foretasymvickapproxsimnspkapsimornildemesbardntoeapbotcirforksaprimeradeiangledownlefteqqrighteqdoteminusplussbtimepeziumscryhcytrokwixtoheadleftarrowrightarrowuArrHaracuterrbrcyevecircydarrblacharfishtrgraveharlrblklcornerroptrimacrlogonpfparrowdownarrowharpoonleftrightlussihlonuparrowsrcornerropingtriscrtdotilderifuarrmlwanglevArrBarvDashangrtrepsilonkappanothingphiiroptorhosigmaubsetneqqpsetneqqthetariangleleftrightcydasheebareqlliprbartfrltrinsubpopfproprtriscrubnEepnEezigzagwcircedbargeqierpfropfpreathscrxcapircupdtrifrhArrarrilArrarrmapnisodotpflustimerArrarrscrqcupuplustriveewedgeyacuteycircyenfricyopfscrucymlzacutecaronydoteetrftafrhcyigrarropfscrwjnjC(D%D($(D'%$$ED($'$'$%$'%E$/D'$F%'D(D&#,%%&&$%$)%+%%$E$F$'$&$(#'D&$(%$&4%($(E'%&%($&$)%*$%$%$+)()')($:&5-($'($%*&&&/%%&)%@$'$F$%&&#%%)$&$&$&$(%%%&$(%$$%&%$E$2.&0,.(.(&'%.$F%$&&&(%6)&+*),---&*/1---)-.&)*+,).%*,&,*'('2+,+)1&'1,)2&'&*('($F%'#&D%D($(E&%$$&$ED($)$'%1(2$'%E$)$'((&+$&%%$%D&$(%-#&$E$3)2$F%'%+$&#'D$$'($$($(%&%$$&$E$$$F$./'*,***'*-*($F$$#)$'%$$'$%$.$&%/$&%'$.'(#'$'$&D(D'%$$&$%D($$%&&*%($%&('+%/,($'%E%%$&$($'E%#(%$$E$F$F%'$'#'$&$'$(%$$E$F$F#'D$$(%'%%%+%%$(%'%$$2(',&,-'*'0).+)1&'('-,)'&*(*)(*/&/('/),))/&')-&'('-%1','*'''-'($E$$%+$($/+-'-',+-'-%E%/(-$&%$%'$$#&$%$-%*$E$+$F$&$$#'$($(%'%$$5+-.)+0%5)+%($E$)%1%%%$&,'(&4&*''+H'(&*-(-L-J-'-M-(&O*H&/2F2((%*(***G*M*(&W,K&+.H.-&1'/3F3(&O2(.I4('H,(().H.-.H(I.(&(+(+,+(&.$FD($$#(D(D'%$$($ED($'%&%($F$6,($$$FE'D(&&D&$)('+&'.#+$%$E$%$$$+$/%%$$%)+(+-+(%&%(&*-%$F%$C'$E$&$F#(D%$(%%%%'%$(%'%$$$%/+-*0$%$%$3)'-&-,(*(0*.,)2&(((&+(+))*0&0((/*,*)0&().&(($&%-$-$&%$$-#)%%$($($$%'%'%&%$$E$0(,(-(*$'$-$F$&%')/))/(+)1()($F$&$%&&)(%)+(+-+(&(%$%$&(+(&&C($'$'%%$%%$$(%'%$$E$+&%%K&)$'(((,(($F$+$F%'C)%%''$'&&D'%$$($ED($'$*)',&(.%&('$'%E$)*&*,%,%.%&((%(%,%/(-%%'&$'$F$(D&#($&$%$'($$%%'&$'*+'+,+(&-$E$F$F$(#($'$E$F$F#F$$$F$F#'$&$&D($'%$$E$F$F$&#'$($(%$$&$0%%$%$&$FC)$($$%D%$E&E&%$D'$$%DD($)&%%&$'&%E$$%&&&$&(&$%$&$&%&&)%*$*$*$*$*$*$*$&%(%*$&&'$&'$'%E$$%$%'%$%%%%%')%D'$F%$%&(%D(D&$*%&#'$*'*'('&*%%'&&)%$&''$'%$$'$()$%(%&%'%%&$&'$E$('&'%&''''(&('&&/.%&(&&&($($.()(+0'0'0(&%%&'$&%%&$E&G%%$F%$&&%'%&'$'$'$&$'$'$'$'$&%'$'$'$&$'$'$'$'$'$'$&&&%'$'$'$&$'$'$'$'$&(&'&(&%'$'$'$&$'$'$'$'$'$'$$($'E'$F%&%%'$%%'$''$&'%%%'$'$($#)%$&&&(&&'%&&&D%&&%$'&&E'%&%&(%$&D'%(E%'($E$&%&('%$$%&$&$'%'..()%*$*&*'*'&$&(&&&'$'(&$'($)$%&($&$'%'))&%%'&&&%E&&F$'%$'%&$F%%'$&$'$$'$))$%&&%%')$%$&(&&'%&&&%&D%')$&+*'(&((F&&.-(%&%&$*%&$(#'$&$(%'%%%%'$$)%&$(%$$$%(&%%(D%%&%($(%D$''$$&'&*''$%$%(%&%$F&)*&&$&$(&&$(%E%$&%(&&(&'&)%/%*'-'..($*%'&&$F&$%%%'$'%%'$$'%&$)$&%)#(%%D(%'$(%%G$%'%$$&$$$'%D$$E'%$&&$$%)%$%$&&$'%&(&($%%'%($$%%%$'%E$&'%%&%%'&'$$(&'%&&**'%'&&&%(%%)$'%&$&%&%%$%E$D&%%$&%&%,&,#0$%$($(%&&&%D$'$G$&%&%&$&$F%'&$'$$*D(($H$($($($'%($G%($($'%'%($'%&%%&$F#%%$$(%&($%$$($'%$$&$$%$%$&$&(%$&%&&)$*$&D'%$E$$%$$'$&$$%$%$%$$%%%''%$&$'$%&$F$'$&%%'$'$D$%%&%%&%'%(%*'%&&&)((&'&&$K%E#'$(%%%'%'&$'&'$$&$'$()&%'%'$E$*&($'%'%.'-%E%'$F%'%'$(%'C)$$E&%$$&E&$%%DD($$%'&%%'%&$'$'&%''''&%%%%&$$%'%&(&%'%$&&&(''&(&'$&%&%E%%$'D($F%%'$'&'$($'$$$%'$'E%#(%$$E$'$F$F%'$'#(($$(%$$E$($&$&$F$F#(%%%'$'$$%$$&$(%)%'%'%%'$'%%$E&%%'$(%'%'%'%'%'&'%%$&&&$'D$'%&%'($&%'&)$$(%'&%%%%$$&%&($%(&(%%$$%*,''..%'-'-1$,+,-'-%$%$&$&(%$&%&&)$*$&D'%&*'&'()''&'&$(%'%D$$%$$''$($%&$&$$%&%)%'%&$(%')'$%%%''%$&$'$%&$'&%%&%.+-')'-%.,(%&&D&&%(%'&&%$&'&$$&'%$'%)%&($%$%&$(%E%$%%'$'$%%&%($%'D$%%&%%&%'%'%'%(%'&$'$'$$*&'$K%E#(D&%%&$'&%$&&)')')%%'$(%$$'$/$E$%D'%$&&&&F&%&($($)$$&%%$($(%E$$$F%'$$%)%&#F%D&D$,(-%D%D&D$-$(%'$'%'%E%$&D&E&%&'%&(%*$D&%F(D$&&&%'%&(F%%%$$'$$%&%''$(%%F%'%'&E%')$$E$E%$&$'D'H&D%&%$&$$'%&%&$$%$&$%$$&$'%D%&%%%$&*(-&$'D'H&D'$%&%$&%($$&$FE$&%(D(F(%)$)$&%(%)$)$$&'('E'D%(%$&&&D'$(E$'%&(D(D%,%&($$%&&&D&D%*)+%%'$($%&%&%((%%%'D'$'F*%,D&%(E&$'D'$'F*%,D$&E'%%%.0%,(1%$$%$&&&%$(%'%E%'%E&D%(%'&D&D'F%'&G%F$'%''$(%%'#%D(%%$&G$%$$'%'%%%%%'$'$'%D$&E'%$$'%$$&$'%&&'%&%$$'%&%(&$&&$F$&%&%&$$%&%$&%(%F$F$%'%%%(%$$&E'%%D(&&)%D&$'#&F$''&&'$&$$%$(&&&&&$&'$E$%&$%'%&$$%*%$$()$'%%%'''$'&'%($'$G%'&'&$$$*%EE&$$%$%%%&%$&$')'*'%'*(&(&'&%&($%%&%&&%%&(''''&$'%%&%'$F%$$(#F$&$F$($F$-'&%&(%E%#(%%%'$'$&$F&&%&%)%%'$'$'%E&%%'%'$(%'$'%'%'%'%'&'%'$%'&%('$'%&%'($&%'&)$$(%'&%%%%$$&%(%&($%%$&'&'''$%%E$$(%'%D$''$($%$&$$,-'(./%(-,+(.(-(-%%%-$'%&%$$()'$'$'&%%&%&&D&&%($&'%%)$'$(%E%$%%&%($$(%'%%'$'$''$)$$#)$'$$%$%%&&%&%$&&%&%%&%&&%)%&%$$&'$'$$'%''$(%E%%%%'%)'$%%$E&&$'%'&$%)(+E$$'($($%$&&&$'$&$'$&$'$&%&'&'$'$/&&%)%%&%%$&$'D$(%$&$'%%E$()&&$$'(D&%(D%&($(&+%'$($(&+%%$&&($&$$'$F%'%'%'$&'$%0+&&%$%&$&&&$'&&'&%'$&'&'&&)%+$)&,$'%'%($%%')'*'%'*(&(&'&%$%%%$F$F$F$&$&&'&&$'&&'(%&'&'&%'$&'&&)%+$)&,$'%'%($$'%''$(%%'D'#)%$$&$(%'%$$&$($E$(('&%(&($%,(&&&%&&&E&$'E&($)%($%%$&%$&&&&&D'&%%$($'%)+'+'/%+$+(0%&&&$&(&'&%&'%)$F&$%&%'$'%1*-#'$&D(%%$'&&D'%$$'%'%&$(%DD($''$%&$()%&&%&$'E$$'%E$)%,%.,(%&%%'$'&%+$()%&&%&%&$F$'%'%%'$$'E%$)#'$&'$$'$(%+&(&*&&'$'(&$'%&('K/D(J/D&('..($%$'$%&&&%%'%'&$$E$'$G'D$F$'$'$F%G(D&F(D$)#($(&%($%'$E$F$$$$%'$F#'%&%%$'$E$'%&$$$'%&$&$&$'%E&&%'$'%&$F%'$(%&$&$(C)&$$'%$D%$E$&$F$F$&E%#)$(%$$&$(%%$E$&$)$F$F$%%%0@0000H8H40H000047P00P@001000@0B0HP@:H9T8P000LB8d@800@I0<110000QQ8400P10030005940@410020000Q02000@0200000@P0101@8000440400000000808000000000@00000000P`0000000040400@0004<000000000008000030000000000P020T400020@0@00000000000000000000000000P0000000400400000400220080000100000000000000000P000000000000P000000@00402000000000@00000000000000000000040000000000000", "Æ&Á\u0102Â\u0410\uD835\uDD04À\u0391\u0100\u2A53\u0104\uD835\uDD38\u2061Å\uD835\uDC9C\u2254ÃÄ\u2216\u2AE7\u2306\u0411\u2235\u212C\u0392\uD835\uDD05\uD835\uDD39\u02D8\u212C\u224E\u0427©\u0106\u22D2\u2145\u212D\u010CÇ\u0108\u2230\u010A¸·\u212D\u03A7\u2299\u2296\u2295\u2297\u2232\u201D\u2019\u2237\u2A74\u2261\u222F\u222E\u2102\u2210\u2233\u2A2F\uD835\uDC9E\u22D3\u224D\u2145\u2911\u0402\u0405\u040F\u2021\u21A1\u2AE4\u010E\u0414\u2207\u0394\uD835\uDD07´\u02D9\u02DD`\u02DC\u22C4\u2146\uD835\uDD3B¨\u20DC\u2250\u222F¨\u21D3\u21D0\u21D4\u2AE4\u27F8\u27FA\u27F9\u21D2\u22A8\u21D1\u21D5\u2225\u2193\u2913\u21F5\u0311\u2950\u295E\u21BD\u2956\u295F\u21C1\u2957\u22A4\u21A7\u21D3\uD835\uDC9F\u0110\u014AÐÉ\u011AÊ\u042D\u0116\uD835\uDD08È\u2208\u0112\u25FB\u25AB\u0118\uD835\uDD3C\u0395\u2A75\u2242\u21CC\u2130\u2A73\u0397Ë\u2203\u2147\u0424\uD835\uDD09\u25FC\u25AA\uD835\uDD3D\u2200\u2131\u2131\u0403>\u0393\u03DC\u011E\u0122\u011C\u0413\u0120\uD835\uDD0A\u22D9\uD835\uDD3E\u2265\u22DB\u2267\u2AA2\u2277\u2A7E\u2273\uD835\uDCA2\u226B\u042A\u02C7^\u0124\u210C\u210B\u210D\u2500\u210B\u0126\u224E\u224F\u0415\u0132\u0401ÍÎ\u0418\u0130\u2111Ì\u2111\u012A\u2148\u21D2\u222C\u222B\u22C2\u2063\u2062\u012E\uD835\uDD40\u0399\u2110\u0128\u0406Ï\u0134\u0419\uD835\uDD0D\uD835\uDD41\uD835\uDCA5\u0408\u0404\u0425\u040C\u039A\u0136\u041A\uD835\uDD0E\uD835\uDD42\uD835\uDCA6\u0409<\u0139\u039B\u27EA\u2112\u219E\u013D\u013B\u041B\u27E8\u2190\u21E4\u21C6\u2308\u27E6\u2961\u21C3\u2959\u230A\u2194\u294E\u22A3\u21A4\u295A\u22B2\u29CF\u22B4\u2951\u2960\u21BF\u2958\u21BC\u2952\u21D0\u21D4\u22DA\u2266\u2276\u2AA1\u2A7D\u2272\uD835\uDD0F\u22D8\u21DA\u013F\u27F5\u27F7\u27F6\u27F8\u27FA\u27F9\uD835\uDD43\u2199\u2198\u2112\u21B0\u0141\u226A\u2905\u041C\u205F\u2133\uD835\uDD10\u2213\uD835\uDD44\u2133\u039C\u040A\u0143\u0147\u0145\u041D\u200B\u200B\u200B\u200B\u226B\u226A\n\uD835\uDD11\u2060 \u2115\u2AEC\u2262\u226D\u2226\u2209\u2260\u2242\u0338\u2204\u226F\u2271\u2267\u0338\u226B\u0338\u2279\u2A7E\u0338\u2275\u224E\u0338\u224F\u0338\u22EA\u29CF\u0338\u22EC\u226E\u2270\u2278\u226A\u0338\u2A7D\u0338\u2274\u2AA2\u0338\u2AA1\u0338\u2280\u2AAF\u0338\u22E0\u220C\u22EB\u29D0\u0338\u22ED\u228F\u0338\u22E2\u2290\u0338\u22E3\u2282\u20D2\u2288\u2281\u2AB0\u0338\u22E1\u227F\u0338\u2283\u20D2\u2289\u2241\u2244\u2247\u2249\u2224\uD835\uDCA9Ñ\u039D\u0152ÓÔ\u041E\u0150\uD835\uDD12Ò\u014C\u03A9\u039F\uD835\uDD46\u201C\u2018\u2A54\uD835\uDCAAØÕ\u2A37Ö\u203E\u23DE\u23B4\u23DC\u2202\u041F\uD835\uDD13\u03A6\u03A0±\u210C\u2119\u2ABB\u227A\u2AAF\u227C\u227E\u2033\u220F\u2237\u221D\uD835\uDCAB\u03A8\"\uD835\uDD14\u211A\uD835\uDCAC\u2910®\u0154\u27EB\u21A0\u2916\u0158\u0156\u0420\u211C\u220B\u21CB\u296F\u211C\u03A1\u27E9\u2192\u21E5\u21C4\u2309\u27E7\u295D\u21C2\u2955\u230B\u22A2\u21A6\u295B\u22B3\u29D0\u22B5\u294F\u295C\u21BE\u2954\u21C0\u2953\u21D2\u211D\u2970\u21DB\u211B\u21B1\u29F4\u0429\u0428\u042C\u015A\u2ABC\u0160\u015E\u015C\u0421\uD835\uDD16\u2193\u2190\u2192\u2191\u03A3\u2218\uD835\uDD4A\u221A\u25A1\u2293\u228F\u2291\u2290\u2292\u2294\uD835\uDCAE\u22C6\u22D0\u22D0\u2286\u227B\u2AB0\u227D\u227F\u220B\u2211\u22D1\u2283\u2287\u22D1Þ\u2122\u040B\u0426\t\u03A4\u0164\u0162\u0422\uD835\uDD17\u2234\u0398\u205F\u200A\u2009\u223C\u2243\u2245\u2248\uD835\uDD4B\u20DB\uD835\uDCAF\u0166Ú\u219F\u2949\u040E\u016CÛ\u0423\u0170\uD835\uDD18Ù\u016A_\u23DF\u23B5\u23DD\u22C3\u228E\u0172\uD835\uDD4C\u2191\u2912\u21C5\u2195\u296E\u22A5\u21A5\u21D1\u21D5\u2196\u2197\u03D2\u03A5\u016E\uD835\uDCB0\u0168Ü\u22AB\u2AEB\u0412\u22A9\u2AE6\u22C1\u2016\u2016\u2223|\u2758\u2240\u200A\uD835\uDD19\uD835\uDD4D\uD835\uDCB1\u22AA\u0174\u22C0\uD835\uDD1A\uD835\uDD4E\uD835\uDCB2\uD835\uDD1B\u039E\uD835\uDD4F\uD835\uDCB3\u042F\u0407\u042EÝ\u0176\u042B\uD835\uDD1C\uD835\uDD50\uD835\uDCB4\u0178\u0416\u0179\u017D\u0417\u017B\u200B\u0396\u2128\u2124\uD835\uDCB5á\u0103\u223E\u223E\u0333\u223Fâ´\u0430æ\u2061\uD835\uDD1Eà\u2135\u2135\u03B1\u0101\u2A3F&\u2227\u2A55\u2A5C\u2A58\u2A5A\u2220\u29A4\u2220\u2221\u29A8\u29A9\u29AA\u29AB\u29AC\u29AD\u29AE\u29AF\u221F\u22BE\u299D\u2222Å\u237C\u0105\uD835\uDD52\u2248\u2A70\u2A6F\u224A\u224B'\u2248\u224Aå\uD835\uDCB6*\u2248\u224Dãä\u2233\u2A11\u2AED\u224C\u03F6\u2035\u223D\u22CD\u22BD\u2305\u2305\u23B5\u23B6\u224C\u0431\u201E\u2235\u2235\u29B0\u03F6\u212C\u03B2\u2136\u226C\uD835\uDD1F\u22C2\u25EF\u22C3\u2A00\u2A01\u2A02\u2A06\u2605\u25BD\u25B3\u2A04\u22C1\u22C0\u290D\u29EB\u25AA\u25B4\u25BE\u25C2\u25B8\u2423\u2592\u2591\u2593\u2588=\u20E5\u2261\u20E5\u2310\uD835\uDD53\u22A5\u22A5\u22C8\u2557\u2554\u2556\u2553\u2550\u2566\u2569\u2564\u2567\u255D\u255A\u255C\u2559\u2551\u256C\u2563\u2560\u256B\u2562\u255F\u29C9\u2555\u2552\u2510\u250C\u2500\u2565\u2568\u252C\u2534\u229F\u229E\u22A0\u255B\u2558\u2518\u2514\u2502\u256A\u2561\u255E\u253C\u2524\u251C\u2035\u02D8¦\uD835\uDCB7\u204F\u223D\u22CD\\\u29C5\u27C8\u2022\u2022\u224E\u2AAE\u224F\u224F\u0107\u2229\u2A44\u2A49\u2A4B\u2A47\u2A40\u2229\uFE00\u2041\u02C7\u2A4D\u010Dç\u0109\u2A4C\u2A50\u010B¸\u29B2¢·\uD835\uDD20\u0447\u2713\u2713\u03C7\u25CB\u29C3\u02C6\u2257\u21BA\u21BB®\u24C8\u229B\u229A\u229D\u2257\u2A10\u2AEF\u29C2\u2663\u2663:\u2254\u2254,@\u2201\u2218\u2201\u2102\u2245\u2A6D\u222E\uD835\uDD54\u2210©\u2117\u21B5\u2717\uD835\uDCB8\u2ACF\u2AD1\u2AD0\u2AD2\u22EF\u2938\u2935\u22DE\u22DF\u21B6\u293D\u222A\u2A48\u2A46\u2A4A\u228D\u2A45\u222A\uFE00\u21B7\u293C\u22DE\u22DF\u22CE\u22CF¤\u21B6\u21B7\u22CE\u22CF\u2232\u2231\u232D\u21D3\u2965\u2020\u2138\u2193\u2010\u22A3\u290F\u02DD\u010F\u0434\u2146\u2021\u21CA\u2A77°\u03B4\u29B1\u297F\uD835\uDD21\u21C3\u21C2\u22C4\u22C4\u2666\u2666¨\u03DD\u22F2÷÷\u22C7\u22C7\u0452\u231E\u230D$\uD835\uDD55\u02D9\u2250\u2251\u2238\u2214\u22A1\u2306\u2193\u21CA\u21C3\u21C2\u2910\u231F\u230C\uD835\uDCB9\u0455\u29F6\u0111\u22F1\u25BF\u25BE\u21F5\u296F\u29A6\u045F\u27FF\u2A77\u2251é\u2A6E\u011B\u2256ê\u2255\u044D\u0117\u2147\u2252\uD835\uDD22\u2A9Aè\u2A96\u2A98\u2A99\u23E7\u2113\u2A95\u2A97\u0113\u2205\u2205\u2205\u2003\u2004\u2005\u014B\u2002\u0119\uD835\uDD56\u22D5\u29E3\u2A71\u03B5\u03B5\u03F5\u2256\u2255\u2242\u2A96\u2A95=\u225F\u2261\u2A78\u29E5\u2253\u2971\u212F\u2250\u2242\u03B7ðë\u20AC!\u2203\u2130\u2147\u2252\u0444\u2640\uFB03\uFB00\uFB04\uD835\uDD23\uFB01fj\u266D\uFB02\u25B1\u0192\uD835\uDD57\u2200\u22D4\u2AD9\u2A0D½\u2153¼\u2155\u2159\u215B\u2154\u2156¾\u2157\u215C\u2158\u215A\u215D\u215E\u2044\u2322\uD835\uDCBB\u2267\u2A8C\u01F5\u03B3\u03DD\u2A86\u011F\u011D\u0433\u0121\u2265\u22DB\u2265\u2267\u2A7E\u2A7E\u2AA9\u2A80\u2A82\u2A84\u22DB\uFE00\u2A94\uD835\uDD24\u226B\u22D9\u2137\u0453\u2277\u2A92\u2AA5\u2AA4\u2269\u2A8A\u2A8A\u2A88\u2A88\u2269\u22E7\uD835\uDD58`\u210A\u2273\u2A8E\u2A90>\u2AA7\u2A7A\u22D7\u2995\u2A7C\u2A86\u2978\u22D7\u22DB\u2A8C\u2277\u2273\u2269\uFE00\u2269\uFE00\u21D4\u200A½\u210B\u044A\u2194\u2948\u21AD\u210F\u0125\u2665\u2665\u2026\u22B9\uD835\uDD25\u2925\u2926\u21FF\u223B\u21A9\u21AA\uD835\uDD59\u2015\uD835\uDCBD\u210F\u0127\u2043\u2010í\u2063î\u0438\u0435¡\u21D4\uD835\uDD26ì\u2148\u2A0C\u222D\u29DC\u2129\u0133\u012B\u2111\u2110\u2111\u0131\u22B7\u01B5\u2208\u2105\u221E\u29DD\u0131\u222B\u22BA\u2124\u22BA\u2A17\u2A3C\u0451\u012F\uD835\uDD5A\u03B9\u2A3C¿\uD835\uDCBE\u2208\u22F9\u22F5\u22F4\u22F3\u2208\u2062\u0129\u0456ï\u0135\u0439\uD835\uDD27\u0237\uD835\uDD5B\uD835\uDCBF\u0458\u0454\u03BA\u03F0\u0137\u043A\uD835\uDD28\u0138\u0445\u045C\uD835\uDD5C\uD835\uDCC0\u21DA\u21D0\u291B\u290E\u2266\u2A8B\u2962\u013A\u29B4\u2112\u03BB\u27E8\u2991\u27E8\u2A85«\u2190\u21E4\u291F\u291D\u21A9\u21AB\u2939\u2973\u21A2\u2AAB\u2919\u2AAD\u2AAD\uFE00\u290C\u2772{[\u298B\u298F\u298D\u013E\u013C\u2308{\u043B\u2936\u201C\u201E\u2967\u294B\u21B2\u2264\u2190\u21A2\u21BD\u21BC\u21C7\u2194\u21C6\u21CB\u21AD\u22CB\u22DA\u2264\u2266\u2A7D\u2A7D\u2AA8\u2A7F\u2A81\u2A83\u22DA\uFE00\u2A93\u2A85\u22D6\u22DA\u2A8B\u2276\u2272\u297C\u230A\uD835\uDD29\u2276\u2A91\u21BD\u21BC\u296A\u2584\u0459\u226A\u21C7\u231E\u296B\u25FA\u0140\u23B0\u23B0\u2268\u2A89\u2A89\u2A87\u2A87\u2268\u22E6\u27EC\u21FD\u27E6\u27F5\u27F7\u27FC\u27F6\u21AB\u21AC\u2985\uD835\uDD5D\u2A2D\u2A34\u2217_\u25CA\u25CA\u29EB(\u2993\u21C6\u231F\u21CB\u296D\u200E\u22BF\u2039\uD835\uDCC1\u21B0\u2272\u2A8D\u2A8F[\u2018\u201A\u0142<\u2AA6\u2A79\u22D6\u22CB\u22C9\u2976\u2A7B\u2996\u25C3\u22B4\u25C2\u294A\u2966\u2268\uFE00\u2268\uFE00\u223A¯\u2642\u2720\u2720\u21A6\u21A6\u21A7\u21A4\u21A5\u25AE\u2A29\u043C\u2014\u2221\uD835\uDD2A\u2127µ\u2223*\u2AF0·\u2212\u229F\u2238\u2A2A\u2ADB\u2026\u2213\u22A7\uD835\uDD5E\u2213\uD835\uDCC2\u223E\u03BC\u22B8\u22B8\u22D9\u0338\u226B\u20D2\u226B\u0338\u21CD\u21CE\u22D8\u0338\u226A\u20D2\u226A\u0338\u21CF\u22AF\u22AE\u2207\u0144\u2220\u20D2\u2249\u2A70\u0338\u224B\u0338\u0149\u2249\u266E\u266E\u2115 \u224E\u0338\u224F\u0338\u2A43\u0148\u0146\u2247\u2A6D\u0338\u2A42\u043D\u2013\u2260\u21D7\u2924\u2197\u2197\u2250\u0338\u2262\u2928\u2242\u0338\u2204\u2204\uD835\uDD2B\u2267\u0338\u2271\u2271\u2267\u0338\u2A7E\u0338\u2A7E\u0338\u2275\u226F\u226F\u21CE\u21AE\u2AF2\u220B\u22FC\u22FA\u220B\u045A\u21CD\u2266\u0338\u219A\u2025\u2270\u219A\u21AE\u2270\u2266\u0338\u2A7D\u0338\u2A7D\u0338\u226E\u2274\u226E\u22EA\u22EC\u2224\uD835\uDD5F¬\u2209\u22F9\u0338\u22F5\u0338\u2209\u22F7\u22F6\u220C\u220C\u22FE\u22FD\u2226\u2226\u2AFD\u20E5\u2202\u0338\u2A14\u2280\u22E0\u2AAF\u0338\u2280\u2AAF\u0338\u21CF\u219B\u2933\u0338\u219D\u0338\u219B\u22EB\u22ED\u2281\u22E1\u2AB0\u0338\uD835\uDCC3\u2224\u2226\u2241\u2244\u2244\u2224\u2226\u22E2\u22E3\u2284\u2AC5\u0338\u2288\u2282\u20D2\u2288\u2AC5\u0338\u2281\u2AB0\u0338\u2285\u2AC6\u0338\u2289\u2283\u20D2\u2289\u2AC6\u0338\u2279ñ\u2278\u22EA\u22EC\u22EB\u22ED\u03BD#\u2116\u2007\u22AD\u2904\u224D\u20D2\u22AC\u2265\u20D2>\u20D2\u29DE\u2902\u2264\u20D2<\u20D2\u22B4\u20D2\u2903\u22B5\u20D2\u223C\u20D2\u21D6\u2923\u2196\u2196\u2927\u24C8ó\u229B\u229Aô\u043E\u229D\u0151\u2A38\u2299\u29BC\u0153\u29BF\uD835\uDD2C\u02DBò\u29C1\u29B5\u03A9\u222E\u21BA\u29BE\u29BB\u203E\u29C0\u014D\u03C9\u03BF\u29B6\u2296\uD835\uDD60\u29B7\u29B9\u2295\u2228\u21BB\u2A5D\u2134\u2134ªº\u22B6\u2A56\u2A57\u2A5B\u2134ø\u2298õ\u2297\u2A36ö\u233D\u2225¶\u2225\u2AF3\u2AFD\u2202\u043F%.\u2030\u22A5\u2031\uD835\uDD2D\u03C6\u03D5\u2133\u260E\u03C0\u22D4\u03D6\u210F\u210E\u210F+\u2A23\u229E\u2A22\u2214\u2A25\u2A72±\u2A26\u2A27±\u2A15\uD835\uDD61£\u227A\u2AB3\u2AB7\u227C\u2AAF\u227A\u2AB7\u227C\u2AAF\u2AB9\u2AB5\u22E8\u227E\u2032\u2119\u2AB5\u2AB9\u22E8\u220F\u232E\u2312\u2313\u221D\u221D\u227E\u22B0\uD835\uDCC5\u03C8\u2008\uD835\uDD2E\u2A0C\uD835\uDD62\u2057\uD835\uDCC6\u210D\u2A16?\u225F\"\u21DB\u21D2\u291C\u290F\u2964\u223D\u0331\u0155\u221A\u29B3\u27E9\u2992\u29A5\u27E9»\u2192\u2975\u21E5\u2920\u2933\u291E\u21AA\u21AC\u2945\u2974\u21A3\u219D\u291A\u2236\u211A\u290D\u2773}]\u298C\u298E\u2990\u0159\u0157\u2309}\u0440\u2937\u2969\u201D\u201D\u21B3\u211C\u211B\u211C\u211D\u25AD®\u297D\u230B\uD835\uDD2F\u21C1\u21C0\u296C\u03C1\u03F1\u2192\u21A3\u21C1\u21C0\u21C4\u21CC\u21C9\u219D\u22CC\u02DA\u2253\u21C4\u21CC\u200F\u23B1\u23B1\u2AEE\u27ED\u21FE\u27E7\u2986\uD835\uDD63\u2A2E\u2A35)\u2994\u2A12\u21C9\u203A\uD835\uDCC7\u21B1]\u2019\u2019\u22CC\u22CA\u25B9\u22B5\u25B8\u29CE\u2968\u211E\u015B\u201A\u227B\u2AB4\u2AB8\u0161\u227D\u2AB0\u015F\u015D\u2AB6\u2ABA\u22E9\u2A13\u227F\u0441\u22C5\u22A1\u2A66\u21D8\u2925\u2198\u2198§;\u2929\u2216\u2216\u2736\uD835\uDD30\u2322\u266F\u0449\u0448\u2223\u2225­\u03C3\u03C2\u03C2\u223C\u2A6A\u2243\u2243\u2A9E\u2AA0\u2A9D\u2A9F\u2246\u2A24\u2972\u2190\u2216\u2A33\u29E4\u2223\u2323\u2AAA\u2AAC\u2AAC\uFE00\u044C/\u29C4\u233F\uD835\uDD64\u2660\u2660\u2225\u2293\u2293\uFE00\u2294\u2294\uFE00\u228F\u2291\u228F\u2291\u2290\u2292\u2290\u2292\u25A1\u25A1\u25AA\u25AA\u2192\uD835\uDCC8\u2216\u2323\u22C6\u2606\u2605\u03F5\u03D5¯\u2282\u2AC5\u2ABD\u2286\u2AC3\u2AC1\u2ACB\u228A\u2ABF\u2979\u2282\u2286\u2AC5\u228A\u2ACB\u2AC7\u2AD5\u2AD3\u227B\u2AB8\u227D\u2AB0\u2ABA\u2AB6\u22E9\u227F\u2211\u266A\u2283¹²³\u2AC6\u2ABE\u2AD8\u2287\u2AC4\u27C9\u2AD7\u297B\u2AC2\u2ACC\u228B\u2AC0\u2283\u2287\u2AC6\u228B\u2ACC\u2AC8\u2AD4\u2AD6\u21D9\u2926\u2199\u2199\u292Aß\u2316\u03C4\u23B4\u0165\u0163\u0442\u20DB\u2315\uD835\uDD31\u2234\u2234\u03B8\u03D1\u03D1\u2248\u223C\u2009\u2248\u223Cþ\u02DC×\u22A0\u2A31\u2A30\u222D\u2928\u22A4\u2336\u2AF1\uD835\uDD65\u2ADA\u2929\u2034\u2122\u25B5\u25BF\u25C3\u22B4\u225C\u25B9\u22B5\u25EC\u225C\u2A3A\u2A39\u29CD\u2A3B\u23E2\uD835\uDCC9\u0446\u045B\u0167\u226C\u219E\u21A0\u21D1\u2963ú\u2191\u045E\u016Dû\u0443\u21C5\u0171\u296E\u297E\uD835\uDD32ù\u21BF\u21BE\u2580\u231C\u231C\u230F\u25F8\u016B¨\u0173\uD835\uDD66\u2191\u2195\u21BF\u21BE\u228E\u03C5\u03D2\u03C5\u21C8\u231D\u231D\u230E\u016F\u25F9\uD835\uDCCA\u22F0\u0169\u25B5\u25B4\u21C8ü\u29A7\u21D5\u2AE8\u2AE9\u22A8\u299C\u03F5\u03F0\u2205\u03D5\u03D6\u221D\u2195\u03F1\u03C2\u228A\uFE00\u2ACB\uFE00\u228B\uFE00\u2ACC\uFE00\u03D1\u22B2\u22B3\u0432\u22A2\u2228\u22BB\u225A\u22EE||\uD835\uDD33\u22B2\u2282\u20D2\u2283\u20D2\uD835\uDD67\u221D\u22B3\uD835\uDCCB\u2ACB\uFE00\u228A\uFE00\u2ACC\uFE00\u228B\uFE00\u299A\u0175\u2A5F\u2227\u2259\u2118\uD835\uDD34\uD835\uDD68\u2118\u2240\u2240\uD835\uDCCC\u22C2\u25EF\u22C3\u25BD\uD835\uDD35\u27FA\u27F7\u03BE\u27F8\u27F5\u27FC\u22FB\u2A00\uD835\uDD69\u2A01\u2A02\u27F9\u27F6\uD835\uDCCD\u2A06\u2A04\u25B3\u22C1\u22C0ý\u044F\u0177\u044B¥\uD835\uDD36\u0457\uD835\uDD6A\uD835\uDCCE\u044Eÿ\u017A\u017E\u0437\u017C\u2128\u03B6\uD835\uDD37\u0436\u21DD\uD835\uDD6B\uD835\uDCCF\u200D\u200C"];
+//# sourceMappingURL=decode-data-html.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/internal/decode-data-format.js
+/**
+ * Constants and helpers shared between the decode-data generator
+ * (`scripts/write-decode-map.ts`) and the runtime (`src/decode.ts`).
+ *
+ * The format and the algorithms (front-coded names, exact 32-bit keys in a
+ * two-choice cuckoo table, the length-probe front end, and the measured
+ * engineering notes) are documented with references in
+ * `scripts/README.md`.
+ */
+/** Bias added to every meta char so none needs escaping in JS source. */
+const META_BIAS = 0x23;
+/** Bias for header and choice-bit chars. */
+const HEADER_BIAS = 0x30;
+/** Number of header chars: n (2), suffixes length (2), bucket count (2). */
+const HEADER_LENGTH = 6;
+/** Choice bits packed per char. */
+const CHOICE_BITS_PER_CHAR = 6;
+/** Multiplier deriving the first candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_1 = 0x9e_37_79_b1;
+/** Multiplier deriving the second candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_2 = 0x85_eb_ca_6b;
+/** Size of the (c0,c1) class table (10-bit index). */
+const PAIR_TABLE_SIZE = 1024;
+/**
+ * Map an alphanumeric char code to 6 bits (1..62); 0 = not alphanumeric.
+ * Used for the key's last-character field.
+ */
+const decode_data_format_CHAR_REMAP = (() => {
+    const remap = new Uint8Array(128);
+    for (let code = 0x30; code <= 0x39; code++)
+        remap[code] = code - 0x2f;
+    for (let code = 0x41; code <= 0x5a; code++)
+        remap[code] = code - 0x36;
+    for (let code = 0x61; code <= 0x7a; code++)
+        remap[code] = code - 0x3c;
+    return remap;
+})();
+/**
+ * The exact 32-bit key for a name occurring at `nameStart` with `length`
+ * chars. Covers the first two and last two characters plus the length;
+ * middle characters are verified separately against the names blob.
+ *
+ * The hot decoder inlines this computation; tests assert both stay in sync
+ * by looking every entity up through the public API.
+ * @param text Text containing the name.
+ * @param nameStart Index of the name's first character.
+ * @param length Length of the name.
+ */
+function exactKey(text, nameStart, length) {
+    return ((text.charCodeAt(nameStart) << 25) |
+        (text.charCodeAt(nameStart + 1) << 18) |
+        (text.charCodeAt(nameStart + length - 2) << 11) |
+        (decode_data_format_CHAR_REMAP[text.charCodeAt(nameStart + length - 1)] << 5) |
+        length);
+}
+/**
+ * The 10-bit (c0,c1) class index used by the probe front end. The function
+ * was chosen by exhaustive search over load-free mixers for minimal
+ * candidate-set collisions on the real entity set.
+ * @param c0 First char code of the candidate name.
+ * @param c1 Second char code.
+ */
+function decode_data_format_pairIndex(c0, c1) {
+    return (((c0 * 3) << 3) ^ c1) & (PAIR_TABLE_SIZE - 1);
+}
+/**
+ * First candidate bucket for a key in a table of `buckets` buckets.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketOne(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Second candidate bucket for a key.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketTwo(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Build the lookup structures from a serialized dataset.
+ * @param packed Serialized decode data, see `decode-data-format.ts`.
+ */
+function initDecodeData(packed) {
+    const [data, values] = packed;
+    const nameCount = ((data.charCodeAt(0) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(1) - HEADER_BIAS);
+    const suffixesLength = ((data.charCodeAt(2) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(3) - HEADER_BIAS);
+    const buckets = ((data.charCodeAt(4) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(5) - HEADER_BIAS);
+    const metaStart = HEADER_LENGTH + suffixesLength;
+    const choicesStart = metaStart + 2 * nameCount;
+    const slotCount = 2 * buckets;
+    const keys = new Int32Array(slotCount);
+    const slotMidOff = new Uint16Array(slotCount);
+    const slotValue = new Uint16Array(slotCount);
+    const lengthBits = new Uint32Array(PAIR_TABLE_SIZE);
+    const middleOffsets = new Map();
+    const middles = [];
+    let name = "";
+    let suffixOffset = HEADER_LENGTH;
+    let valueOffset = 0;
+    for (let index = 0; index < nameCount; index++) {
+        const meta0 = data.charCodeAt(metaStart + 2 * index) - META_BIAS;
+        const meta1 = data.charCodeAt(metaStart + 2 * index + 1) - META_BIAS;
+        const prefixLength = meta0 & 31;
+        const length = prefixLength + (meta1 & 31);
+        const valueLength = (meta1 >> 5) + 1;
+        name =
+            name.slice(0, prefixLength) +
+                data.slice(suffixOffset, suffixOffset + length - prefixLength);
+        suffixOffset += length - prefixLength;
+        const key = exactKey(name, 0, length);
+        const choice = (data.charCodeAt(choicesStart + Math.floor(index / CHOICE_BITS_PER_CHAR)) -
+            HEADER_BIAS) &
+            (1 << (index % CHOICE_BITS_PER_CHAR));
+        let slot = 2 * (choice === 0 ? bucketOne : bucketTwo)(key, buckets);
+        if (keys[slot] !== 0)
+            slot += 1;
+        keys[slot] = key;
+        if (length > 4) {
+            const middle = name.slice(2, length - 2);
+            const existing = middleOffsets.get(middle);
+            if (existing === undefined) {
+                middleOffsets.set(middle, middles.length);
+                slotMidOff[slot] = middles.length;
+                for (let middleIndex = 0; middleIndex < middle.length; middleIndex += 2) {
+                    middles.push(middle.charCodeAt(middleIndex) |
+                        (middle.charCodeAt(middleIndex + 1) << 16));
+                }
+            }
+            else {
+                slotMidOff[slot] = existing;
+            }
+        }
+        const pair = decode_data_format_pairIndex(name.charCodeAt(0), name.charCodeAt(1));
+        lengthBits[pair] |= length <= 16 ? 1 << (length - 2) : 0x80_00;
+        if ((meta0 & 0x20) !== 0) {
+            lengthBits[pair] |= 1 << (length - 2 + 16);
+        }
+        /*
+         * Values have one or two units, leaving bit 1 for the legacy flag.
+         * The generator checks the 14-bit offset and two-unit value limits.
+         */
+        slotValue[slot] =
+            (valueOffset << 2) | (valueLength - 1) | ((meta0 & 0x20) >> 4);
+        valueOffset += valueLength;
+    }
+    return {
+        keys,
+        buckets,
+        slotMidOff,
+        slotValue,
+        values,
+        lengthBits,
+        middles: new Uint32Array(middles),
+    };
+}
+//# sourceMappingURL=decode-data-format.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode.js
+
+
+
+// Scalar constants avoid runtime enum objects with isolatedModules enabled.
+const CHAR_AMP = 38; // "&"
+const CHAR_NUM = 35; // "#"
+const CHAR_SEMI = 59; // ";"
+const CHAR_EQUALS = 61; // "="
+const CHAR_ZERO = 48; // "0"
+const CHAR_LOWER_A = 97; // "a"
+const CHAR_LOWER_G = 103; // "g"
+const CHAR_LOWER_L = 108; // "l"
+const CHAR_LOWER_M = 109; // "m"
+const CHAR_LOWER_O = 111; // "o"
+const CHAR_LOWER_P = 112; // "p"
+const CHAR_LOWER_Q = 113; // "q"
+const CHAR_LOWER_S = 115; // "s"
+const CHAR_LOWER_T = 116; // "t"
+const CHAR_LOWER_U = 117; // "u"
+const CHAR_LOWER_X = 120; // "x"
+const CHAR_UPPER_A = 65; // "A"
+/** Bit that needs to be set to convert an upper case ASCII character to lower case */
+const TO_LOWER_BIT = 0b10_0000;
+/**
+ * Unsigned subtraction trick: (code - lo) >>> 0 wraps negatives to large
+ * values, so a single `<=` covers the entire [lo..hi] range check.
+ * @param code Code point to check.
+ */
+function isNumber(code) {
+    return (code - CHAR_ZERO) >>> 0 <= 9;
+}
+function isAlphaNumeric(code) {
+    return (isNumber(code) || ((code | TO_LOWER_BIT) - CHAR_LOWER_A) >>> 0 <= 25 // Z - a
+    );
+}
+/**
+ * Checks if the given character is a valid end character for an entity in an attribute.
+ *
+ * Attribute values that aren't terminated properly aren't parsed, and shouldn't lead to a parser error.
+ * See the example in https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state
+ * @param code Code point to check.
+ */
+function isEntityInAttributeInvalidEnd(code) {
+    return code === CHAR_EQUALS || isAlphaNumeric(code);
+}
+/**
+ * Decoding mode for named entities.
+ */
+var DecodingMode;
+(function (DecodingMode) {
+    /** Entities in text nodes that can end with any character. */
+    DecodingMode[DecodingMode["Legacy"] = 0] = "Legacy";
+    /** Only allow entities terminated with a semicolon. */
+    DecodingMode[DecodingMode["Strict"] = 1] = "Strict";
+    /** Entities in attributes have limitations on ending characters. */
+    DecodingMode[DecodingMode["Attribute"] = 2] = "Attribute";
+})(DecodingMode || (DecodingMode = {}));
+/** Decode data for HTML entities. */
+const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);
+/*
+ * Every decoder below is specialized over these module-level constants. V8
+ * compiles direct references to them roughly 20% faster than property loads
+ * off a shared object.
+ */
+const htmlKeys = /* #__PURE__ */ (() => htmlDecode.keys)();
+const htmlBuckets = /* #__PURE__ */ (() => htmlDecode.buckets)();
+const htmlSlotMidOff = /* #__PURE__ */ (() => htmlDecode.slotMidOff)();
+const htmlLengthBits = /* #__PURE__ */ (() => htmlDecode.lengthBits)();
+const htmlMiddles = /* #__PURE__ */ (() => htmlDecode.middles)();
+/** Hoisted for the specialized HTML cores; see `emitHtmlValue`. */
+const htmlSlotValue = /* #__PURE__ */ (() => htmlDecode.slotValue)();
+const htmlValues = /* #__PURE__ */ (() => htmlDecode.values)();
+/**
+ * The replacement string for a packed `slotValue` entry. Most values need
+ * just one UTF-16 code unit.
+ * @param packed Replacement offset, legacy flag, and length from `htmlSlotValue`.
+ */
+function emitHtmlValue(packed) {
+    const off = packed >> 2;
+    return (packed & 1) === 0
+        ? htmlValues.charAt(off)
+        : htmlValues.slice(off, off + (packed & 1) + 1);
+}
+/**
+ * Find the slot matching `text[start..start+length)`, or -1. A match proves
+ * every character of the span (exact key + middle comparison).
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function findSlotHtml(text, start, length) {
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    const c2 = text.charCodeAt(start + length - 2);
+    const c3 = text.charCodeAt(start + length - 1);
+    /*
+     * Probed spans aren't pre-filtered to alphanumerics; characters >= 0x80
+     * would alias mod 128 inside the packed 7-bit fields, so reject them
+     * before they can forge a key.
+     */
+    if ((c0 | c1 | c2 | c3) > 127)
+        return -1;
+    const key = (c0 << 25) | (c1 << 18) | (c2 << 11) | (decode_data_format_CHAR_REMAP[c3] << 5) | length;
+    let slot = 2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isMidMatchHtml(slot, text, start, length))) {
+            return slot;
+        }
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isMidMatchHtml(slot + 1, text, start, length))) {
+            return slot + 1;
+        }
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+/**
+ * Compare the middle characters (positions 2..length-3) of the candidate at
+ * `slot` against the input. The key already proves the outer characters and
+ * the length. Names of length at most four are accepted by the caller.
+ * @param slot Slot of the candidate.
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function isMidMatchHtml(slot, text, start, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = start + 2;
+    const end = start + length - 2;
+    while (index + 1 < end) {
+        if ((text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end ||
+        text.charCodeAt(index) === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * `parseNumericEntity` packs its two results into one integer:
+ * `(consumed << CONSUMED_SHIFT) | codePoint`. The code point occupies the low
+ * 21 bits (max 0x110000, clamped before packing); `consumed` takes the upper
+ * 11 bits and is read back with `>>> CONSUMED_SHIFT`, so the sign bit set by a
+ * large `consumed` is harmless. The maximum consumed field is reserved for
+ * long references, whose full length is stored in `longNumericConsumed`.
+ * A zero return means "no numeric entity".
+ */
+const NUMERIC_CONSUMED_SHIFT = 21;
+const NUMERIC_CODE_POINT_MASK = 0x1f_ff_ff;
+const NUMERIC_CONSUMED_OVERFLOW = 0x7_ff;
+/** Full length, including `&`, when the packed consumed field overflows. */
+let longNumericConsumed = 0;
+/**
+ * Recover the consumed count before the next numeric parse can overwrite
+ * `longNumericConsumed`. This avoids allocating a tuple for each reference.
+ * @param packed Packed result of `parseNumericEntity`.
+ */
+function unpackConsumed(packed) {
+    const consumed = packed >>> NUMERIC_CONSUMED_SHIFT;
+    return consumed === NUMERIC_CONSUMED_OVERFLOW
+        ? longNumericConsumed
+        : consumed;
+}
+/** ASCII digit values; 0xff marks characters outside the hexadecimal range. */
+const numericDigits = /* #__PURE__ */ (() => {
+    const digits = new Uint8Array(128).fill(0xff);
+    for (let digit = 0; digit < 10; digit++) {
+        digits[CHAR_ZERO + digit] = digit;
+    }
+    for (let digit = 0; digit < 6; digit++) {
+        digits[CHAR_UPPER_A + digit] = digit + 10;
+        digits[CHAR_LOWER_A + digit] = digit + 10;
+    }
+    return digits;
+})();
+/**
+ * Parse a numeric entity starting right after the `#`. In legacy mode the
+ * terminating semicolon is optional. Returns the number of characters
+ * consumed (counting the `&` and `#`) packed with the code point (see
+ * the packing constants above), or 0 if there is no valid numeric entity at this
+ * position.
+ * @param input Input string.
+ * @param offset Index right after the `#`.
+ * @param isStrict Whether a terminating semicolon is required.
+ */
+function parseNumericEntity(input, offset, isStrict) {
+    const inputLength = input.length;
+    let index = offset;
+    let codePoint = 0;
+    let digitsStart;
+    if ((input.charCodeAt(index) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+        // Hexadecimal entity.
+        index += 1;
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                codePoint = codePoint * 16 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    else {
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 9) {
+                codePoint = codePoint * 10 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    if (index === digitsStart)
+        return 0;
+    // Clamp once after the loop instead of per digit.
+    if (codePoint > 0x10_ff_ff)
+        codePoint = 0x11_00_00;
+    let consumed = index - offset + 2; // Includes "#" and the "&" position.
+    if (index < inputLength && input.charCodeAt(index) === CHAR_SEMI) {
+        consumed += 1;
+    }
+    else if (isStrict) {
+        return 0;
+    }
+    if (consumed >= NUMERIC_CONSUMED_OVERFLOW) {
+        // eslint-disable-next-line unicorn/no-top-level-assignment-in-function -- deliberate side channel, read immediately by unpackConsumed
+        longNumericConsumed = consumed;
+        consumed = NUMERIC_CONSUMED_OVERFLOW;
+    }
+    return (consumed << NUMERIC_CONSUMED_SHIFT) | codePoint;
+}
+/**
+ * Find the longest legacy (semicolon-less) match for the name starting at
+ * `start`, using the per-class legacy length bits. Returns
+ * `slot << 3 | matchLength`, or -1 if there is no match. Only called after
+ * the exact probes failed (the miss path).
+ * @param input Input text.
+ * @param start Start of the name.
+ * @param maxLength Number of available run characters.
+ */
+function findLegacySlot(input, start, maxLength) {
+    let legacy = (htmlLengthBits[decode_data_format_pairIndex(input.charCodeAt(start), input.charCodeAt(start + 1))] >>>
+        16) &
+        31;
+    while (legacy !== 0) {
+        // Longest first: the spec matches references greedily.
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > maxLength)
+            continue;
+        const slot = findSlotHtml(input, start, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0) {
+            return (slot << 3) | (top + 2);
+        }
+    }
+    return -1;
+}
+/**
+ * Match a class containing long names without probing all its shorter lengths.
+ * The 32-character window bounds the scan even for invalid or unterminated runs.
+ * Returns `(slot << 6) | consumed`, excluding the `&`, or -1 on a miss.
+ * @param input Input containing the candidate name.
+ * @param start Start of the name.
+ * @param mode Decoding mode, including the rules for legacy matches.
+ */
+function findLongClassMatch(input, start, mode) {
+    const length = input.slice(start, start + 32).indexOf(";");
+    if ((length - 2) >>> 0 <= 29) {
+        const slot = findSlotHtml(input, start, length);
+        if (slot >= 0)
+            return (slot << 6) | (length + 1);
+    }
+    if (mode !== DecodingMode.Strict) {
+        const packed = findLegacySlot(input, start, Math.min(31, input.length - start));
+        if (packed >= 0) {
+            const length = packed & 7;
+            if (mode !== DecodingMode.Attribute ||
+                start + length >= input.length ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length)))
+                return ((packed >> 3) << 6) | length;
+        }
+    }
+    return -1;
+}
+/**
+ * Match one of XML's five predefined entities (name plus the terminating
+ * semicolon) at `start`. Returns `(consumedLength << 7) | codePoint` where
+ * `consumedLength` counts the name and the semicolon, or -1 if nothing
+ * matches. All five patterns are decided within five characters of `start`,
+ * so the entity set ships no decode data.
+ * @param input Input text.
+ * @param start Index of the name's first character (right after the `&`).
+ */
+function matchXmlEntity(input, start) {
+    /*
+     * Direct char-code compares: `startsWith` costs a builtin call per
+     * probe, measured ~10% of entity-dense XML decode. Loads stay inside
+     * the cases so the miss path (`default`) pays nothing.
+     */
+    switch (input.charCodeAt(start)) {
+        case CHAR_LOWER_L: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3c
+                : -1;
+        }
+        case CHAR_LOWER_G: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3e
+                : -1;
+        }
+        case CHAR_LOWER_A: {
+            const c1 = input.charCodeAt(start + 1);
+            const c2 = input.charCodeAt(start + 2);
+            if (c1 === CHAR_LOWER_M &&
+                c2 === CHAR_LOWER_P &&
+                input.charCodeAt(start + 3) === CHAR_SEMI) {
+                return (4 << 7) | 0x26;
+            }
+            return c1 === CHAR_LOWER_P &&
+                c2 === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_S &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x27
+                : -1;
+        }
+        case CHAR_LOWER_Q: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_U &&
+                input.charCodeAt(start + 2) === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x22
+                : -1;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * The next `&` to resume from after emitting a replacement, given the index
+ * just past it. A leaf the decoders call after every emit: the common
+ * adjacent-entity case (`&amp;&lt;`) skips the `indexOf` C++ call.
+ * @param input Input text.
+ * @param last Index just past the entity that was emitted.
+ */
+function nextOffset(input, last) {
+    if (last >= input.length)
+        return -1;
+    return input.charCodeAt(last) === CHAR_AMP
+        ? last
+        : input.indexOf("&", last);
+}
+/**
+ * Synchronous HTML decoder, shared by all three decoding modes.
+ * @param input String to decode.
+ * @param mode Decoding mode for named entities.
+ */
+function decodeHtmlText(input, mode) {
+    const isLegacyAllowed = mode !== DecodingMode.Strict;
+    let offset = input.indexOf("&");
+    if (offset < 0)
+        return input;
+    const inputLength = input.length;
+    let result = "";
+    let last = 0;
+    do {
+        const start = offset + 1;
+        if (start + 1 >= inputLength)
+            break;
+        const c0 = input.charCodeAt(start);
+        if (c0 === CHAR_AMP) {
+            // Adjacent "&&": re-enter directly, skipping indexOf.
+            offset = start;
+            continue;
+        }
+        if (c0 === CHAR_NUM) {
+            const packed = parseNumericEntity(input, start + 1, !isLegacyAllowed);
+            const consumed = unpackConsumed(packed);
+            if (consumed === 0) {
+                offset = input.indexOf("&", start);
+            }
+            else {
+                if (last !== offset) {
+                    result += input.slice(last, offset);
+                }
+                result += codePointToString(packed & NUMERIC_CODE_POINT_MASK);
+                last = offset + consumed;
+                offset = nextOffset(input, last);
+            }
+            continue;
+        }
+        /*
+         * Named entity. The (c0,c1) class lists every length a matching
+         * name can have; probe `;` at each. A probe hit is fully
+         * verified by `findSlot`; no scanning is needed. A `;` miss at
+         * a legacy-marked length falls through to a direct legacy
+         * lookup: legacy names need no terminator.
+         */
+        const bits = htmlLengthBits[decode_data_format_pairIndex(c0, input.charCodeAt(start + 1))];
+        if ((bits & 0x80_00) !== 0) {
+            const packed = findLongClassMatch(input, start, mode);
+            if (packed >= 0) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[packed >> 6]);
+                last = start + (packed & 63);
+                offset = nextOffset(input, last);
+            }
+            else {
+                offset = input.indexOf("&", start);
+            }
+            continue;
+        }
+        let probed = bits & 0x7f_ff;
+        /*
+         * Slot in bits 6+, semicolon in bit 5, consumed name span in bits 0-4.
+         * This path only handles names up to 16 characters, plus their ';'.
+         */
+        let matched = -1;
+        while (probed !== 0) {
+            const low = probed & -probed;
+            probed ^= low;
+            const length = 33 - Math.clz32(low);
+            const end = start + length;
+            // Longer probes cannot match either; lengths are ascending.
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- keep the bounded probe loop inline
+            if (end > inputLength)
+                break;
+            const isTerminated = end < inputLength && input.charCodeAt(end) === CHAR_SEMI;
+            if (!(isTerminated ||
+                (isLegacyAllowed && ((bits >>> (length + 14)) & 1) !== 0)))
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip impossible candidates in the inline probe loop
+                continue;
+            // Share the lookup call site, including after legacy-only inputs.
+            const slot = findSlotHtml(input, start, length);
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip failed candidates in the inline probe loop
+            if (slot < 0)
+                continue;
+            if (isTerminated) {
+                matched = (slot << 6) | 32 | (length + 1);
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- an exact match ends the probe loop
+                break;
+            }
+            if ((htmlSlotValue[slot] & 2) !== 0) {
+                matched = (slot << 6) | length;
+            }
+        }
+        if (matched >= 0) {
+            const length = matched & 31;
+            if ((matched & 32) !== 0 ||
+                mode !== DecodingMode.Attribute ||
+                start + length >= inputLength ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length))) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[matched >> 6]);
+                last = start + length;
+                offset = nextOffset(input, last);
+                continue;
+            }
+        }
+        offset = input.indexOf("&", start + 1);
+    } while (offset >= 0);
+    return result + input.slice(last);
+}
+/**
+ * Decodes an HTML string.
+ * @param htmlString The string to decode.
+ * @param mode The decoding mode.
+ * @returns The decoded string.
+ */
+function decodeHTML(htmlString, mode = DecodingMode.Legacy) {
+    return decodeHtmlText(htmlString, mode);
+}
+/**
+ * Decodes an HTML string in an attribute.
+ * @param htmlAttribute The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLAttribute(htmlAttribute) {
+    return decodeHtmlText(htmlAttribute, DecodingMode.Attribute);
+}
+/**
+ * Decodes an HTML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param htmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLStrict(htmlString) {
+    return decodeHtmlText(htmlString, DecodingMode.Strict);
+}
+/**
+ * Decodes an XML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param xmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeXML(xmlString) {
+    let offset = xmlString.indexOf("&");
+    if (offset < 0)
+        return xmlString;
+    let lastIndex = 0;
+    let result = "";
+    do {
+        const start = offset + 1;
+        if (start + 1 >= xmlString.length)
+            break;
+        let consumed = 0;
+        let value = "";
+        const c1 = xmlString.charCodeAt(start);
+        if (c1 === CHAR_NUM) {
+            const packed = parseNumericEntity(xmlString, start + 1, true);
+            consumed = unpackConsumed(packed);
+            if (consumed !== 0) {
+                const codePoint = packed & NUMERIC_CODE_POINT_MASK;
+                value =
+                    (codePoint - 1) >>> 0 < 0xd7_ff
+                        ? String.fromCharCode(codePoint)
+                        : String.fromCodePoint(replaceCodePointXML(codePoint));
+            }
+        }
+        else {
+            /* eslint-disable unicorn/no-break-in-nested-loop -- Keep XML name dispatch inline with the decode loop. */
+            switch (c1) {
+                // &lt; / &gt;
+                case 0x6c:
+                case 0x67: {
+                    if (start + 2 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x74 &&
+                        xmlString.charCodeAt(start + 2) === CHAR_SEMI) {
+                        consumed = 4;
+                        value = c1 === 0x6c ? "<" : ">";
+                    }
+                    break;
+                }
+                // &amp; / &apos;
+                case 0x61: {
+                    const c2 = xmlString.charCodeAt(start + 1);
+                    if (start + 3 < xmlString.length &&
+                        c2 === 0x6d &&
+                        xmlString.charCodeAt(start + 2) === 0x70 &&
+                        xmlString.charCodeAt(start + 3) === CHAR_SEMI) {
+                        consumed = 5;
+                        value = "&";
+                    }
+                    else if (start + 4 < xmlString.length &&
+                        c2 === 0x70 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x73 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = "'";
+                    }
+                    break;
+                }
+                // &quot;
+                case 0x71: {
+                    if (start + 4 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x75 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x74 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = '"';
+                    }
+                    break;
+                }
+            }
+            /* eslint-enable unicorn/no-break-in-nested-loop */
+        }
+        if (consumed > 0) {
+            if (lastIndex < offset)
+                result += xmlString.slice(lastIndex, offset);
+            result += value;
+            offset = lastIndex = offset + consumed;
+        }
+        else {
+            offset = start;
+        }
+        /*
+         * Adjacent entities (`&x;&y;`) are common in entity-dense input;
+         * checking the single character at `lastIndex` first skips the
+         * `indexOf` call (and its per-call overhead) for that case.
+         */
+        offset =
+            offset < xmlString.length &&
+                xmlString.charCodeAt(offset) === CHAR_AMP
+                ? offset
+                : xmlString.indexOf("&", offset);
+    } while (offset >= 0);
+    return result + xmlString.slice(lastIndex);
+}
+const STATE_ENTITY_START = 0;
+const STATE_NUMERIC_START = 1;
+const STATE_NUMERIC_DECIMAL = 2;
+const STATE_NUMERIC_HEX = 3;
+const STATE_NAMED_ENTITY = 4;
+/**
+ * Token decoder with support of writing partial entities; the shared base
+ * of `HtmlEntityDecoder` and `XmlEntityDecoder`. Numeric entities are
+ * identical in both document types and are handled here; named entities are
+ * left to the subclasses.
+ *
+ * The decoder is driven by a tokenizer: after a `&`, write the following
+ * input (possibly in chunks). `write` returns the number of characters
+ * consumed once the entity is decided, or -1 while more input is needed.
+ * Rejection may surface later than strictly possible (the decoder buffers
+ * until a terminator or the name-length limit), but emitted code points,
+ * consumed counts, and final return values are exact.
+ */
+class EntityDecoderBase {
+    emitCodePoint;
+    errors;
+    /** The current state of the decoder. */
+    state = STATE_ENTITY_START;
+    /** Characters that were consumed while parsing an entity. */
+    consumed = 1;
+    /** Accumulated numeric code point, or a packed partial XML name. */
+    result = 0;
+    /** The mode in which the decoder is operating. */
+    decodeMode = DecodingMode.Strict;
+    /** Replacement rules for numeric character references. */
+    replaceNumericCodePoint = replaceCodePoint;
+    constructor(
+    /**
+     * The function that is called when a codepoint is decoded.
+     *
+     * For multi-byte named entities, this will be called multiple times,
+     * with the second codepoint, and the same `consumed` value.
+     * @param codepoint The decoded codepoint.
+     * @param consumed The number of bytes consumed by the decoder.
+     */
+    emitCodePoint, 
+    /** An object that is used to produce errors. */
+    errors) {
+        this.emitCodePoint = emitCodePoint;
+        this.errors = errors;
+    }
+    /**
+     * Switches between the numeric decimal and hexadecimal states.
+     *
+     * Equivalent to the `Numeric character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericStart(input, offset) {
+        if (offset >= input.length) {
+            return -1;
+        }
+        if ((input.charCodeAt(offset) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+            this.state = STATE_NUMERIC_HEX;
+            this.consumed += 1;
+            return this.stateNumericHex(input, offset + 1);
+        }
+        this.state = STATE_NUMERIC_DECIMAL;
+        return this.stateNumericDecimal(input, offset);
+    }
+    /**
+     * Parses a hexadecimal numeric entity.
+     *
+     * Equivalent to the `Hexadecimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericHex(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                result = result * 16 + digit;
+            }
+            else {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(char, 3);
+            }
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Parses a decimal numeric entity.
+     *
+     * Equivalent to the `Decimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericDecimal(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const digit = input.charCodeAt(index) - CHAR_ZERO;
+            if (digit >>> 0 > 9) {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(digit + CHAR_ZERO, 2);
+            }
+            result = result * 10 + digit;
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Validate and emit a numeric entity.
+     *
+     * Implements the logic from the `Hexadecimal character reference start
+     * state` and `Numeric character reference end state` in the HTML spec.
+     * @param lastCp The last code point of the entity. Used to see if the
+     *               entity was terminated with a semicolon.
+     * @param expectedLength The minimum number of characters that should be
+     *                       consumed. Used to validate that at least one digit
+     *                       was consumed.
+     * @returns The number of characters that were consumed.
+     */
+    emitNumericEntity(lastCp, expectedLength) {
+        // Ensure we consumed at least one digit.
+        if (this.consumed <= expectedLength) {
+            this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+            return 0;
+        }
+        // Figure out if this is a legit end of the entity
+        if (lastCp === CHAR_SEMI) {
+            this.consumed += 1;
+        }
+        else if (this.decodeMode === DecodingMode.Strict) {
+            return 0;
+        }
+        this.emitCodePoint(this.replaceNumericCodePoint(this.result), this.consumed);
+        if (this.errors) {
+            if (lastCp !== CHAR_SEMI) {
+                this.errors.missingSemicolonAfterCharacterReference();
+            }
+            this.errors.validateNumericCharacterReference(this.result);
+        }
+        return this.consumed;
+    }
+    /**
+     * Resets the instance to make it reusable.
+     * @param decodeMode Entity decoding mode to use.
+     */
+    startEntity(decodeMode) {
+        this.decodeMode = decodeMode;
+        this.state = STATE_ENTITY_START;
+        this.result = 0;
+        this.consumed = 1;
+    }
+    /**
+     * Write an entity to the decoder. This can be called multiple times with partial entities.
+     * If the entity is incomplete, the decoder will return -1.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The offset at which the entity begins. Should be 0 if this is not the first call.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    write(input, offset) {
+        switch (this.state) {
+            case STATE_ENTITY_START: {
+                if (input.charCodeAt(offset) === CHAR_NUM) {
+                    this.state = STATE_NUMERIC_START;
+                    this.consumed += 1;
+                    return this.stateNumericStart(input, offset + 1);
+                }
+                this.state = STATE_NAMED_ENTITY;
+                return this.stateNamedEntity(input, offset);
+            }
+            case STATE_NUMERIC_START: {
+                return this.stateNumericStart(input, offset);
+            }
+            case STATE_NUMERIC_DECIMAL: {
+                return this.stateNumericDecimal(input, offset);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.stateNumericHex(input, offset);
+            }
+            default: {
+                // NamedEntity: the only remaining state.
+                return this.stateNamedEntity(input, offset);
+            }
+        }
+    }
+    /**
+     * Signal to the parser that the end of the input was reached.
+     *
+     * Remaining data will be emitted and relevant errors will be produced.
+     * @returns The number of characters consumed.
+     */
+    end() {
+        switch (this.state) {
+            case STATE_NAMED_ENTITY: {
+                return this.endNamedEntity();
+            }
+            // Otherwise, emit a numeric entity if we have one.
+            case STATE_NUMERIC_DECIMAL: {
+                return this.emitNumericEntity(0, 2);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.emitNumericEntity(0, 3);
+            }
+            case STATE_NUMERIC_START: {
+                this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+                return 0;
+            }
+            default: {
+                // EntityStart: return 0.
+                return 0;
+            }
+        }
+    }
+}
+/**
+ * Streaming decoder for HTML entities.
+ *
+ * When the entity fits inside the current chunk (the common case), the
+ * lookup runs directly on the chunk via the same length-probe scheme as the
+ * synchronous decoder; chunk-boundary runs use a reusable character buffer.
+ */
+class HtmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    /** Total name characters seen for the current named entity. */
+    runLength = 0;
+    /** Reused for ASCII alphanumerics; the 32nd character rules out an exact match. */
+    nameBuffer = new Uint8Array(32);
+    /**
+     * Emit the replacement for a matched slot. Values are at most two
+     * UTF-16 code units; like previous versions, each unit is emitted as
+     * its own callback (surrogate halves included).
+     * @param slot The matched slot.
+     */
+    emitSlot(slot) {
+        const packed = htmlSlotValue[slot];
+        const off = packed >> 2;
+        this.emitCodePoint(htmlValues.charCodeAt(off), this.consumed);
+        if ((packed & 1) !== 0) {
+            this.emitCodePoint(htmlValues.charCodeAt(off + 1), this.consumed);
+        }
+    }
+    startEntity(decodeMode) {
+        super.startEntity(decodeMode);
+        this.runLength = 0;
+    }
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.runLength === 0 && offset + 17 <= inputLength) {
+            /*
+             * Fast path: all length probes are conclusive inside this
+             * chunk. (Near the chunk end a probe miss could be a name
+             * continuing in the next chunk, so fall through to buffering.)
+             */
+            const c0 = input.charCodeAt(offset);
+            const pair = pairIndex(c0, input.charCodeAt(offset + 1));
+            const bits = htmlLengthBits[pair];
+            if ((bits & 0x80_00) !== 0 && offset + 32 <= inputLength) {
+                const packed = findLongClassMatch(input, offset, this.decodeMode);
+                if (packed >= 0) {
+                    const length = packed & 63;
+                    this.consumed = length + 1;
+                    this.emitSlot(packed >> 6);
+                    if (input.charCodeAt(offset + length - 1) !== CHAR_SEMI) {
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                    }
+                    return this.consumed;
+                }
+                // The window decides every exact or legacy candidate.
+                return 0;
+            }
+            let probed = bits & 0x7f_ff;
+            while (probed !== 0) {
+                /*
+                 * Shortest candidate first: only one length can carry the
+                 * terminating ';' (a ';' inside a longer candidate fails its
+                 * middle comparison), so the order is correctness-neutral,
+                 * and the most common entities are short. Legacy matches are
+                 * resolved after the loop, preserving exact-match
+                 * precedence.
+                 */
+                const low = probed & -probed;
+                probed ^= low;
+                const length = 33 - Math.clz32(low);
+                if (input.charCodeAt(offset + length) === CHAR_SEMI) {
+                    const slot = findSlotHtml(input, offset, length);
+                    if (slot >= 0) {
+                        this.consumed = length + 2;
+                        this.emitSlot(slot);
+                        return this.consumed;
+                    }
+                }
+            }
+            if ((bits & 0x80_00) === 0) {
+                if (this.decodeMode !== DecodingMode.Strict) {
+                    const packed = findLegacySlot(input, offset, 31);
+                    if (packed >= 0) {
+                        const matchLength = packed & 7;
+                        const next = input.charCodeAt(offset + matchLength);
+                        if (this.decodeMode === DecodingMode.Attribute &&
+                            isEntityInAttributeInvalidEnd(next)) {
+                            return 0;
+                        }
+                        this.consumed = matchLength + 1;
+                        this.emitSlot(packed >> 3);
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                        return this.consumed;
+                    }
+                }
+                // No long names in this class: the probes were exhaustive.
+                return 0;
+            }
+        }
+        // A 32nd name character rules out every exact HTML match.
+        let index = offset;
+        let { runLength } = this;
+        let terminator = -1;
+        const scanEnd = Math.min(inputLength, offset + 32 - runLength);
+        while (index < scanEnd) {
+            const char = input.charCodeAt(index);
+            if (!isAlphaNumeric(char)) {
+                terminator = char;
+                break;
+            }
+            this.nameBuffer[runLength++] = char;
+            index++;
+        }
+        if (terminator < 0 && runLength < 32) {
+            this.runLength = runLength;
+            return -1;
+        }
+        if (terminator === CHAR_SEMI && (runLength - 2) >>> 0 <= 29) {
+            const slot = findBufferedHtmlSlot(this.nameBuffer, runLength);
+            if (slot >= 0) {
+                this.consumed = runLength + 2;
+                this.emitSlot(slot);
+                return this.consumed;
+            }
+        }
+        if (this.decodeMode !== DecodingMode.Strict && runLength >= 2) {
+            const packed = findBufferedLegacySlot(this.nameBuffer, runLength);
+            if (packed >= 0) {
+                const length = packed & 7;
+                const next = length < runLength ? this.nameBuffer[length] : terminator;
+                if (this.decodeMode === DecodingMode.Attribute &&
+                    isEntityInAttributeInvalidEnd(next))
+                    return 0;
+                this.consumed = length + 1;
+                this.emitSlot(packed >> 3);
+                this.errors?.missingSemicolonAfterCharacterReference();
+                return this.consumed;
+            }
+        }
+        return 0;
+    }
+    endNamedEntity() {
+        // Emit the longest legacy match in the buffered run, if any.
+        if (this.decodeMode === DecodingMode.Strict || this.runLength < 2) {
+            return 0;
+        }
+        const packed = findBufferedLegacySlot(this.nameBuffer, this.runLength);
+        if (packed < 0)
+            return 0;
+        if (this.decodeMode === DecodingMode.Attribute &&
+            (packed & 7) < this.runLength) {
+            return 0;
+        }
+        this.consumed = (packed & 7) + 1;
+        this.emitSlot(packed >> 3);
+        this.errors?.missingSemicolonAfterCharacterReference();
+        return this.consumed;
+    }
+}
+/**
+ * Find a buffered name. Its characters were already checked as ASCII
+ * alphanumerics while scanning, so no outer-character range check is needed.
+ * @param buffer Reusable character buffer.
+ * @param length Number of characters to match.
+ */
+function findBufferedHtmlSlot(buffer, length) {
+    const key = (buffer[0] << 25) |
+        (buffer[1] << 18) |
+        (buffer[length - 2] << 11) |
+        (CHAR_REMAP[buffer[length - 1]] << 5) |
+        length;
+    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isBufferedMiddle(slot, buffer, length)))
+            return slot;
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isBufferedMiddle(slot + 1, buffer, length)))
+            return slot + 1;
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+function isBufferedMiddle(slot, buffer, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = 2;
+    const end = length - 2;
+    while (index + 1 < end) {
+        if ((buffer[index] | (buffer[index + 1] << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end || buffer[index] === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * Find the longest legacy name in the buffer, packed as `(slot << 3) | length`.
+ * @param buffer Reusable character buffer.
+ * @param length Number of buffered characters.
+ */
+function findBufferedLegacySlot(buffer, length) {
+    let legacy = (htmlLengthBits[pairIndex(buffer[0], buffer[1])] >>> 16) & 31;
+    while (legacy !== 0) {
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > length)
+            continue;
+        const slot = findBufferedHtmlSlot(buffer, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0)
+            return (slot << 3) | (top + 2);
+    }
+    return -1;
+}
+/**
+ * Match an XML name packed in seven-bit groups, or return -1.
+ * @param name Packed name accumulated across chunks.
+ */
+function xmlCodePoint(name) {
+    switch (name) {
+        case 0x18_76_f0: {
+            // "amp"
+            return 0x26;
+        }
+        case 0xc_3c_37_f3: {
+            // "apos"
+            return 0x27;
+        }
+        case 0x33_f4: {
+            // "gt"
+            return 0x3e;
+        }
+        case 0x36_74: {
+            // "lt"
+            return 0x3c;
+        }
+        case 0xe_3d_77_f4: {
+            // "quot"
+            return 0x22;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * Streaming decoder for XML entities: the five predefined named entities
+ * plus numeric character references.
+ */
+class XmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    replaceNumericCodePoint = replaceCodePointXML;
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.consumed === 1 && offset + 5 <= inputLength) {
+            // Fast path: all five patterns are decided within five chars.
+            const packed = matchXmlEntity(input, offset);
+            if (packed < 0)
+                return 0;
+            const consumed = (this.consumed = (packed >> 7) + 1);
+            this.emitCodePoint(packed & 127, consumed);
+            return consumed;
+        }
+        // XML names need at most four seven-bit characters, fitting in 28 bits.
+        let { result, consumed } = this;
+        for (let index = offset; index < inputLength; index++) {
+            const char = input.charCodeAt(index);
+            if (char === CHAR_SEMI) {
+                const codePoint = xmlCodePoint(result);
+                if (codePoint < 0)
+                    return 0;
+                this.consumed = consumed + 1;
+                this.emitCodePoint(codePoint, this.consumed);
+                return this.consumed;
+            }
+            if (consumed >= 5 || (char - CHAR_LOWER_A) >>> 0 > 25)
+                return 0;
+            result = (result << 7) | char;
+            consumed++;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1;
+    }
+    endNamedEntity() {
+        // XML has no legacy entities; an unterminated name never matches.
+        return 0;
+    }
+}
+
+//# sourceMappingURL=decode.js.map
+;// CONCATENATED MODULE: ./src/safety/encoded/layers.ts
+
+/** Longer runs are no single value worth decoding (and 1 MB is the most get_file shows). */
+const MAX_RUN = 1 << 20;
+/** Decoded bytes a person could read: printable ASCII and whitespace, nearly all of them. */
+function readable(bytes) {
+    if (bytes.length === 0)
+        return false;
+    let printable = 0;
+    for (const byte of bytes)
+        if ((byte >= 0x20 && byte < 0x7f) || byte === 9 || byte === 10 || byte === 13)
+            printable++;
+    return printable / bytes.length >= 0.95;
+}
+function binaryLayer(pattern, decode) {
+    return (text) => {
+        const found = [];
+        for (const m of text.matchAll(pattern)) {
+            if (m[0].length > MAX_RUN)
+                continue;
+            const bytes = decode(m[0]);
+            if (readable(bytes))
+                found.push({ start: m.index, end: m.index + m[0].length, text: bytes.toString('latin1') });
+        }
+        return found;
+    };
+}
+/** 24 characters: shorter runs cannot hold the shortest provider format once encoded. */
+const BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+const base64Layer = binaryLayer(BASE64_RUN, (run) => Buffer.from(run, 'base64'));
+/** Whole runs of hex pairs, bare (`6768...`, `0x6768...`) or one byte at a time (`67:68:...`, `67 68 ...`). */
+const HEX_RUN = /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){12,}(?![0-9A-Fa-f])|(?<![0-9A-Fa-f]|[0-9A-Fa-f][: ])[0-9A-Fa-f]{2}(?:[: ][0-9A-Fa-f]{2}){11,}(?![0-9A-Fa-f])/g;
+const hexLayer = binaryLayer(HEX_RUN, (run) => Buffer.from(run.replace(/[: ]/g, ''), 'hex'));
+/**
+ * Each run of `runChar` around a match of `trigger`, widened by hand from the match (a regex would rescan
+ * long runs), decoded whole; kept where decoding changes it.
+ */
+function textualLayer(trigger, runChar, decode) {
+    return (text) => {
+        const found = [];
+        let covered = 0;
+        for (const m of text.matchAll(trigger)) {
+            if (m.index < covered)
+                continue;
+            let start = m.index;
+            let end = m.index + m[0].length;
+            while (start > covered && runChar.test(text[start - 1]))
+                start--;
+            while (end < text.length && runChar.test(text[end]))
+                end++;
+            covered = end;
+            if (end - start > MAX_RUN)
+                continue;
+            const run = text.slice(start, end);
+            const decoded = decode(run);
+            if (decoded !== null && decoded !== run)
+                found.push({ start, end, text: decoded });
+        }
+        return found;
+    };
+}
+const urlLayer = textualLayer(/%[0-9A-Fa-f]{2}/g, /[^\s"'`<>&=?#]/, (run) => {
+    try {
+        return decodeURIComponent(run);
+    }
+    catch {
+        return null; // a stray `%` that is no escape
+    }
+});
+/** Numeric references with or without `;`, named ones with it (`a=1&b=2` is no entity). */
+const htmlEntityLayer = textualLayer(/&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};)/g, /[^\s"'`<>]/, decodeHTML);
+const SINGLE_ESCAPES = {
+    n: '\n',
+    r: '\r',
+    t: '\t',
+    b: '\b',
+    f: '\f',
+    v: '\v',
+    '0': '\0',
+};
+const ESCAPE = /\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|([0-7]{1,3})|([^xu0-7]))/g;
+/** The escapes of C, JavaScript, JSON, Python and shell strings. */
+function layers_unescape(run) {
+    return run.replace(ESCAPE, (all, x, u, braced, octal, single) => {
+        const hex = x ?? u ?? braced;
+        if (hex !== undefined) {
+            const code = Number.parseInt(hex, 16);
+            return code <= 0x10ffff ? String.fromCodePoint(code) : all;
+        }
+        if (octal !== undefined)
+            return String.fromCharCode(Number.parseInt(octal, 8) & 0xff);
+        return SINGLE_ESCAPES[single] ?? single;
+    });
+}
+const escapeLayer = textualLayer(/\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|u\{[0-9A-Fa-f]{1,6}\}|[0-7]{1,3}|[nrtbfv'"\\/])/g, /[^\s"'`<>]/, layers_unescape);
+const DECODING_LAYERS = [
+    base64Layer,
+    hexLayer,
+    urlLayer,
+    htmlEntityLayer,
+    escapeLayer,
+];
+
+;// CONCATENATED MODULE: ./src/safety/encoded/pem-bodies.ts
+
+
+/**
+ * A private key's body without its BEGIN and END lines: lines of base64 (indented, as in YAML, or not),
+ * or one run of it, whose bytes are a DER private key or an OpenSSH key. A certificate's or a public key's
+ * body stays: it is recognised by its structure, not hidden for looking like base64.
+ */
+/** Two or more lines of base64 alone on their lines, and a shorter last line. */
+const PEM_BODY = /(?:^[ \t]*[A-Za-z0-9+/]{40,128}={0,2}[ \t]*\r?\n){2,}(?:[ \t]*[A-Za-z0-9+/]{4,128}={0,2}[ \t]*$)?/gm;
+/** base64 of `openssh-key-v1`: an OpenSSH private key's body. */
+const OPENSSH_BODY = /^b3BlbnNzaC1rZXktdjE/;
+/** The smallest DER private key (an Ed25519 PKCS#8 key) is 48 bytes: 64 characters of base64. */
+const MIN_KEY_RUN = 64;
+/**
+ * A DER private key: a SEQUENCE whose first element is the INTEGER version 0 or 1 (PKCS#1, PKCS#8,
+ * SEC1, DSA). A certificate or a public key opens its SEQUENCE with another SEQUENCE, or with a long
+ * INTEGER (an RSA modulus), so it stays.
+ */
+function derPrivateKey(bytes) {
+    if (bytes[0] !== 0x30)
+        return false;
+    const lengthBytes = bytes[1] < 0x80 ? 0 : bytes[1] - 0x80;
+    if (lengthBytes > 4)
+        return false;
+    const at = 2 + lengthBytes;
+    return bytes[at] === 0x02 && bytes[at + 1] === 0x01 && (bytes[at + 2] === 0x00 || bytes[at + 2] === 0x01);
+}
+function isKeyBody(base64) {
+    return OPENSSH_BODY.test(base64) || derPrivateKey(Buffer.from(base64.slice(0, 16), 'base64'));
+}
+const finding = (start, end) => ({
+    start,
+    end,
+    kind: 'private key',
+    credential: true,
+    rank: RANK.format,
+});
+function pemBodyFindings(text) {
+    const found = [];
+    for (const m of text.matchAll(PEM_BODY)) {
+        const joined = m[0].replace(/\s+/g, '');
+        if (joined.length > MAX_RUN || !isKeyBody(joined))
+            continue;
+        found.push(finding(m.index + (m[0].length - m[0].trimStart().length), m.index + m[0].trimEnd().length));
+    }
+    const bodies = found.length;
+    let body = 0;
+    for (const m of text.matchAll(BASE64_RUN)) {
+        // a line of a body found above is no key of its own
+        while (body < bodies && found[body].end <= m.index)
+            body++;
+        if (body < bodies && found[body].start <= m.index)
+            continue;
+        if (m[0].length >= MIN_KEY_RUN && m[0].length <= MAX_RUN && isKeyBody(m[0]))
+            found.push(finding(m.index, m.index + m[0].length));
+    }
+    return found;
+}
+
+// EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
+var structured_source = __nccwpck_require__(2472);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/invariant.js
+/**
+ * Test if condition is truthy.
+ * @param {any} expression to be evaluated
+ * @param {string} error message to be shown
+ * @returns {void}
+ * @throws
+ */
+function invariant(condition, message) {
+    if (!condition)
+        throw new Error(message);
+}
+//# sourceMappingURL=invariant.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+
+
+/**
+ * This class represent of source code.
+ */
+class SecretLintSourceCodeImpl {
+    hasBOM;
+    content;
+    filePath;
+    physicalFilePath;
+    contentType;
+    ext;
+    structuredSource;
+    constructor({ content = "", ext, filePath, physicalFilePath, contentType, }) {
+        invariant(ext || filePath, "should be set either of fileExt or filePath.");
+        this.hasBOM = content.charCodeAt(0) === 0xfeff;
+        this.content = this.hasBOM ? content.slice(1) : content;
+        this.structuredSource = new structured_source/* StructuredSource */.z(this.content);
+        this.filePath = filePath;
+        this.physicalFilePath = physicalFilePath;
+        this.contentType = contentType;
+        this.ext = ext;
+    }
+    /**
+     * get file path
+     * This return `undefined` if the source code is created without file path.
+     * For example, use core API to create a source code directly.
+     *
+     * You can use this path to detect file type.
+     * However, if you want to read the file content, use `getPhysicalFilePath` instead.
+     * @returns {string|undefined}
+     */
+    getFilePath() {
+        return this.filePath;
+    }
+    /**
+     * get physical file path
+     * This return `undefined` if the source code is not related to file.
+     * For example, the source code is given from the stdin.
+     *
+     * You can use this path to read the file content.
+     */
+    getPhysicalFilePath() {
+        return this.physicalFilePath;
+    }
+    /**
+     * @param {SecretLintSourceNodeLocation} loc - location indicator.
+     * @return {[ number, number ]} range.
+     */
+    locationToRange(loc) {
+        return this.structuredSource.locationToRange(loc);
+    }
+    /**
+     * @param {[ number, number ]} range - pair of indice.
+     * @return {SecretLintSourceNodeLocation} location.
+     */
+    rangeToLocation(range) {
+        const location = this.structuredSource.rangeToLocation(range);
+        // Note: unwrap class instance to get plain object
+        return {
+            start: {
+                line: location.start.line,
+                column: location.start.column,
+            },
+            end: {
+                line: location.end.line,
+                column: location.end.column,
+            },
+        };
+    }
+    /**
+     * @param {Position} pos - position indicator.
+     * @return {number} index.
+     */
+    positionToIndex(pos) {
+        return this.structuredSource.positionToIndex(pos);
+    }
+    /**
+     * @param {number} index - index to the source code.
+     * @return {Position} position.
+     */
+    indexToPosition(index) {
+        const position = this.structuredSource.indexToPosition(index);
+        // Note: unwrap class instance to get plain object
+        return {
+            line: position.line,
+            column: position.column,
+        };
+    }
+}
+//# sourceMappingURL=SecretLintSourceCodeImpl.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+// MIT © 2017 azu
+// MIT © 2017 59naga
+// https://github.com/59naga/carrack
+class EventEmitter {
+    #listeners = new Map();
+    on(type, listener) {
+        const prevSet = this.#listeners.get(type);
+        const listenerSet = prevSet ?? new Set();
+        listenerSet?.add(listener);
+        this.#listeners.set(type, listenerSet);
+    }
+    emit(type, ...args) {
+        const listenerSet = this.#listeners.get(type);
+        if (!listenerSet) {
+            return;
+        }
+        for (const listenerSetElement of listenerSet) {
+            listenerSetElement(...args);
+        }
+    }
+    off(type, listener) {
+        const listenerSet = this.#listeners.get(type);
+        if (!listenerSet) {
+            return;
+        }
+        for (const listenerSetElement of listenerSet) {
+            if (listenerSetElement === listener) {
+                listenerSet.delete(listener);
+            }
+        }
+    }
+    removeAllListeners() {
+        this.#listeners.clear();
+    }
+    listenerCount(type) {
+        return this.#listeners.get(type)?.size ?? 0;
+    }
+    listeners(type) {
+        return Array.from(this.#listeners.get(type) ?? []);
+    }
+}
+class PromiseEventEmitter {
+    events;
+    constructor() {
+        this.events = new EventEmitter();
+    }
+    listenerCount(type) {
+        return this.events.listenerCount(type);
+    }
+    on(event, listener) {
+        return this.events.on(event, listener);
+    }
+    emit(event, ...args) {
+        const promises = [];
+        this.events.listeners(event).forEach((listener) => {
+            promises.push(listener(...args));
+        });
+        return Promise.all(promises);
+    }
+}
+//# sourceMappingURL=promise-event-emitter.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+/**
+ * Default locale that is also fallback locale.
+ */
+const DEFAULT_LOCAL = "en";
+const formatMessage = (messageHandler, props) => {
+    if (typeof props !== "object" || props === null) {
+        return messageHandler();
+    }
+    return messageHandler(props);
+};
+const getMatchedLocaleMessage = (locale, locales) => {
+    const localKeys = Object.keys(locales);
+    const matchLocale = localKeys.find((key) => {
+        return key === locale;
+    });
+    if (matchLocale) {
+        return matchLocale;
+    }
+    const [lang] = locale.split("-");
+    if (!lang) {
+        return DEFAULT_LOCAL;
+    }
+    // en-US => en
+    const fallbackMatchLocal = localKeys.find((key) => {
+        return key === lang;
+    });
+    if (fallbackMatchLocal) {
+        return fallbackMatchLocal;
+    }
+    return DEFAULT_LOCAL;
+};
+const createTranslator = (messages, options) => {
+    return (messageId, props) => {
+        const messageHandler = messages[messageId];
+        if (!messageHandler) {
+            throw new Error(`messages:${String(messageId)} is missing in messages.`);
+        }
+        // if messages is string, use it.
+        if (typeof messageHandler === "function") {
+            if (typeof messageId !== "string") {
+                throw new Error(`message's key:${String(messageId)} should be string`);
+            }
+            return {
+                message: formatMessage(messageHandler, props),
+                messageId: messageId,
+                data: props,
+            };
+        }
+        // if messages is object, pick message that is matched locale from messages.
+        const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
+        const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
+        const localizedMessage = messageHandler[locale];
+        if (!localizedMessage) {
+            if (messageHandler[DEFAULT_LOCAL]) {
+                throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
+            }
+            throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
+        }
+        if (typeof messageId !== "string") {
+            throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
+        }
+        return {
+            message: formatMessage(localizedMessage, props),
+            messageId: messageId,
+            data: props,
+        };
+    };
+};
+//# sourceMappingURL=SecretLintRuleMessageTranslator.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RuleContext.js
+
+
+const createContextEvents = () => {
+    const contextEvents = new EventEmitter();
+    const REPORT_SYMBOL = Symbol("report");
+    const IGNORE_SYMBOL = Symbol("ignore");
+    return {
+        report(descriptor) {
+            contextEvents.emit(REPORT_SYMBOL, descriptor);
+        },
+        onReport(handler) {
+            const listener = (descriptor) => {
+                handler(descriptor);
+            };
+            contextEvents.on(REPORT_SYMBOL, listener);
+            return () => {
+                contextEvents.off(REPORT_SYMBOL, listener);
+            };
+        },
+        ignore(descriptor) {
+            contextEvents.emit(IGNORE_SYMBOL, descriptor);
+        },
+        onIgnore(handler) {
+            const listener = (descriptor) => {
+                handler(descriptor);
+            };
+            contextEvents.on(IGNORE_SYMBOL, listener);
+            return () => {
+                contextEvents.off(IGNORE_SYMBOL, listener);
+            };
+        },
+    };
+};
+const createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale, }) => {
+    return {
+        sharedOptions: sharedOptions,
+        createTranslator: (messages) => {
+            return createTranslator(messages, {
+                defaultLocale: locale,
+            });
+        },
+        ignore(descriptor) {
+            const { message } = descriptor.message;
+            contextEvents.ignore({
+                type: "ignore",
+                ruleId: ruleId,
+                ruleParentId,
+                range: descriptor.range,
+                targetRuleId: descriptor.targetRuleId,
+                loc: sourceCode.rangeToLocation(descriptor.range),
+                message: message,
+            });
+        },
+        report(descriptor) {
+            const { message, messageId, data } = descriptor.message;
+            // Default severity level is "error"
+            const severityLevel = severity ?? "error";
+            if (ruleParentId) {
+                contextEvents.report({
+                    ...descriptor,
+                    type: "message",
+                    ruleId: ruleId,
+                    ruleParentId,
+                    loc: sourceCode.rangeToLocation(descriptor.range),
+                    severity: severityLevel,
+                    message,
+                    messageId,
+                    docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : undefined,
+                    data,
+                });
+            }
+            else {
+                contextEvents.report({
+                    ...descriptor,
+                    type: "message",
+                    ruleId: ruleId,
+                    loc: sourceCode.rangeToLocation(descriptor.range),
+                    severity: severityLevel,
+                    message,
+                    messageId,
+                    docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : undefined,
+                    data,
+                });
+            }
+        },
+    };
+};
+//# sourceMappingURL=RuleContext.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+class SecretLintRule {
+    ruleReportHandle;
+    ruleCreator;
+    descriptorRule;
+    constructor({ descriptorRule, context }) {
+        this.descriptorRule = descriptorRule;
+        this.ruleCreator = descriptorRule.rule;
+        // normalize rule options
+        const ruleCreatorOptions = descriptorRule.options || {};
+        this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
+    }
+    allowMessageIds() {
+        if (!this.descriptorRule.allowMessageIds) {
+            return [];
+        }
+        const ruleId = this.ruleCreator.meta.id;
+        return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
+            return {
+                messageId: allowMessageId,
+                ruleId,
+            };
+        });
+    }
+    supportSourceCode(sourceCode) {
+        const contentType = sourceCode.contentType;
+        if (contentType === "unknown") {
+            return true;
+        }
+        if (this.ruleCreator.meta.supportedContentTypes.includes("all")) {
+            return true;
+        }
+        return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
+    }
+    async file(source) {
+        const file = this.ruleReportHandle.file;
+        if (!file) {
+            return;
+        }
+        return file(source);
+    }
+}
+//# sourceMappingURL=SecretLintRuleImpl.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/index.js
+class SecretLintProfiler {
+    perf;
+    entries = [];
+    measures = [];
+    executionPromises = [];
+    constructor(options) {
+        this.perf = options.perf;
+        const pattern = /(.*?)::end(\|\|.*)?/;
+        const observer = new options.PerformanceObserver((items) => {
+            const entries = items.getEntries();
+            entries.forEach((entry) => {
+                if (entry.entryType === "mark") {
+                    const match = entry.name.match(pattern);
+                    const endIdentifier = match ? match[1] : undefined;
+                    const suffix = match && match[2] ? match[2] : "";
+                    // if mark already {mark}::start, measure start to end
+                    if (endIdentifier) {
+                        const startIdentifier = `${endIdentifier}::start`;
+                        this.entries.find((savedEntry) => {
+                            return savedEntry.name === startIdentifier;
+                        });
+                        // create measure
+                        if (startIdentifier) {
+                            // FIXME: avoid ERR_INVALID_PERFORMANCE_MARK error
+                            this.executionPromises.push(Promise.resolve().then(() => {
+                                this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
+                            }));
+                        }
+                    }
+                    this.entries.push(entry);
+                }
+                else if (entry.entryType === "measure") {
+                    this.measures.push(entry);
+                }
+            });
+        });
+        observer.observe({ entryTypes: ["mark", "measure"] });
+    }
+    mark(marker) {
+        if ("id" in marker) {
+            this.perf.mark(`${marker.type}||${marker.id}`);
+        }
+        else {
+            this.perf.mark(marker.type);
+        }
+    }
+    waifForExecutionPromises = () => {
+        return Promise.all(this.executionPromises).finally(() => {
+            this.executionPromises.length = 0;
+        });
+    };
+    async getEntries() {
+        await this.waifForExecutionPromises();
+        return this.entries;
+    }
+    async getMeasures() {
+        await this.waifForExecutionPromises();
+        return this.measures;
+    }
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/node.js
+
+
+
+class NullPerformanceObserver {
+    disconnect() { }
+    observe(_options) { }
+}
+const secretLintProfiler = new SecretLintProfiler({
+    perf: external_node_perf_hooks_.performance,
+    PerformanceObserver: external_node_perf_hooks_.PerformanceObserver ? external_node_perf_hooks_.PerformanceObserver : NullPerformanceObserver,
+});
+//# sourceMappingURL=node.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RunningEvents.js
+
+
+
+const createRunningEvents = () => {
+    const contextEvents = new PromiseEventEmitter();
+    const registerSet = new Set();
+    const LINT_HANDLE = Symbol("lint:start");
+    const rules = [];
+    return {
+        collectAllowMessageIds() {
+            const allowMessageIds = [];
+            rules.forEach((rule) => {
+                allowMessageIds.push(...rule.allowMessageIds());
+            });
+            return allowMessageIds;
+        },
+        /**
+         * Start to run linting
+         * @param options
+         */
+        runLint(options) {
+            return contextEvents.emit(LINT_HANDLE, options);
+        },
+        registerRule({ descriptorRule, context, }) {
+            if (registerSet.has(descriptorRule.id)) {
+                // TODO: more trivial implementation
+                throw new Error(`rule.id:${descriptorRule.id} is already registered.
+                
+Duplicated rule.id is something wrong in .secretlintrc.                
+`);
+            }
+            registerSet.add(descriptorRule.id);
+            const rule = new SecretLintRule({
+                descriptorRule: descriptorRule,
+                context,
+            });
+            rules.push(rule);
+            contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
+                // TODO: add more handler
+                // Call O￿￿rder?
+                // - file
+                secretLintProfiler.mark({
+                    type: "@core>rule-handler::start",
+                    id: descriptorRule.rule.meta.id,
+                });
+                // if this rule support the content type
+                if (rule.supportSourceCode(sourceCode)) {
+                    await rule.file(sourceCode);
+                }
+                secretLintProfiler.mark({
+                    type: "@core>rule-handler::end",
+                    id: descriptorRule.rule.meta.id,
+                });
+            });
+        },
+        registerRulePreset({ descriptorRulePreset, context, }) {
+            // Normalized Rule Preset Options
+            const rulePresetCreatorOptions = descriptorRulePreset.options || [];
+            // Internally, RulePreset#register call `registerRule`
+            descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
+        },
+        isRegistered(ruleId) {
+            return registerSet.has(ruleId);
+        },
+    };
+};
+//# sourceMappingURL=RunningEvents.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RulePresetContext.js
+
+/**
+ * Create a context for Rule Preset
+ */
+const createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale, }) => {
+    const presetRules = configRulePreset.rules || [];
+    if (!Array.isArray(presetRules)) {
+        console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
+        throw new Error("preset's rules should be an array of rule definitions");
+    }
+    return {
+        sharedOptions,
+        registerRule(rule, defaultValue) {
+            const descriptorRule = presetRules.find((descriptorRule) => {
+                return descriptorRule.id === rule.meta.id;
+            });
+            // Use undefined instead of {}
+            // Default value will be handled by RunningEvents#registerRule
+            const descriptorRuleOptions = descriptorRule ? descriptorRule.options : undefined;
+            const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : undefined;
+            const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : undefined;
+            const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : undefined;
+            const context = createRuleContext({
+                // rule id is a single rule in a preset
+                ruleId: rule.meta.id,
+                // parent rule id is rule preset id
+                ruleParentId: configRulePreset.id,
+                meta: rule.meta,
+                severity: descriptorRuleSeverity,
+                sourceCode,
+                contextEvents: contextEvents,
+                sharedOptions: sharedOptions,
+                locale,
+            });
+            const defaultValueOfPreset = defaultValue ? defaultValue : {};
+            runningEvents.registerRule({
+                descriptorRule: {
+                    // options and disabled ...
+                    ...defaultValueOfPreset,
+                    // Prefer to use user setting
+                    // User can override preset setting
+                    ...descriptorRule,
+                    id: rule.meta.id,
+                    options: descriptorRuleOptions,
+                    rule,
+                    disabled: descriptorRuleDisabled,
+                    allowMessageIds: descriptorAllowMessageIds,
+                    severity: descriptorRuleSeverity,
+                },
+                context,
+            });
+        },
+    };
+};
+//# sourceMappingURL=RulePresetContext.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+/**
+ * the `index` is in the `range` and return true.
+ * @param {Number} index
+ * @param {Number[]} range
+ * @returns {boolean}
+ */
+const isContainedRange = (index, range) => {
+    const [start, end] = range;
+    return start <= index && index <= end;
+};
+/**
+ * filter messages by ignore messages
+ */
+function filterIgnoredMessages(options) {
+    const reportedMessages = options.reportedMessages;
+    const ignoreMessages = options.ignoredMessages;
+    // if match, reject the message
+    return reportedMessages.filter((message) => {
+        return !ignoreMessages.some((ignoreMessage) => {
+            const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) &&
+                isContainedRange(message.range[1], ignoreMessage.range);
+            if (isInIgnoringRange && ignoreMessage.targetRuleId) {
+                // "*" is wildcard that match any rule
+                if (ignoreMessage.targetRuleId === "*") {
+                    return true;
+                }
+                // compare normalized key path
+                return message.ruleId === ignoreMessage.targetRuleId;
+            }
+            return isInIgnoringRange;
+        });
+    });
+}
+//# sourceMappingURL=filter-ignored-process.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+const createMessageProcessor = (processors) => {
+    return {
+        /**
+         * process `messages` with registered processes
+         */
+        process(messages) {
+            const originalMessages = messages;
+            if (processors.length === 0) {
+                throw new Error("processors should be > 0");
+            }
+            return processors.reduce((messages, filter) => {
+                return filter(messages);
+            }, originalMessages);
+        },
+    };
+};
+//# sourceMappingURL=MessageProcessManager.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+/**
+ * equal message
+ */
+const isEqualMessage = (aMessage, bMessage) => {
+    return (aMessage.range[0] === bMessage.range[0] &&
+        aMessage.range[1] === bMessage.range[1] &&
+        "severity" in aMessage &&
+        "severity" in bMessage &&
+        aMessage.severity === bMessage.severity &&
+        aMessage.message === bMessage.message);
+};
+/**
+ * filter duplicated messages
+ */
+function filterDuplicatedMessages(messages = []) {
+    return messages.filter((message, index) => {
+        const restMessages = messages.slice(index + 1);
+        return !restMessages.some((restMessage) => {
+            return isEqualMessage(message, restMessage);
+        });
+    });
+}
+//# sourceMappingURL=filter-duplicated-process.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/sort-messages-process.js
+/**
+ * sort messages by line and column
+ */
+function sortMessagesByLocation(messages) {
+    // sort by line and column
+    return messages.sort(function (a, b) {
+        const startIndexDiff = a.range[0] - b.range[0];
+        if (startIndexDiff === 0) {
+            return a.range[1] - b.range[1];
+        }
+        else {
+            return startIndexDiff;
+        }
+    });
+}
+//# sourceMappingURL=sort-messages-process.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-message-id.js
+const filterByAllowMessageIds = (messages, allowMessageIds) => {
+    const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
+        return `${allowMessage.ruleId}--${allowMessage.messageId}`;
+    }));
+    return messages.filter((message) => {
+        return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
+    });
+};
+//# sourceMappingURL=filter-message-id.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+// mask all properties with *** deeply
+// These properties are object, array, or others
+const deepMask = (object, handler) => {
+    for (const key of Object.keys(object)) {
+        if (typeof object[key] === "object") {
+            object[key] = deepMask(object[key], handler);
+        }
+        else if (Array.isArray(object[key])) {
+            object[key] = object[key].map((item) => deepMask(item, handler));
+        }
+        else if (typeof object[key] === "string") {
+            object[key] = handler(object[key]);
+        }
+    }
+    return object;
+};
+const createMaskValue = (value) => {
+    return "*".repeat(value.length);
+};
+/**
+ * = Masking logics
+ * secretlint mask simple string replacement.
+ * If a secretlint rule report `"TOKEN_STRING"` as message data, replace all `TOKEN_STRING` with `**********` in messages.
+ * ```
+ * context.report({
+ *   message: t("MESSAGE", {
+ *       TOKEN: "TOKEN_STRING", // => replace all "TOKEN_STRING" with  `**********`.
+ *   }),
+ *   range,
+ * });
+ * ```
+ * This logics may includes false-positve.
+ * This is similar to CI logs like Travis CI or GitHub Actions.
+ * @param str
+ * @param maskedValues
+ */
+const maskWithValues = (str, maskedValues) => {
+    let result = str;
+    for (const maskValue of maskedValues) {
+        result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
+    }
+    return result;
+};
+// mask all data values for hide secret value
+// https://github.com/secretlint/secretlint/issues/176
+const filterMaskSecretsData = (messages = []) => {
+    return messages.map((message) => {
+        if (message.type !== "message") {
+            return message;
+        }
+        const maskedValues = [];
+        const maskedData = message.data
+            ? deepMask(message.data, (value) => {
+                maskedValues.push(value);
+                return createMaskValue(value);
+            })
+            : undefined;
+        // no mask data
+        if (!maskedData) {
+            return message;
+        }
+        const maskedMessage = maskWithValues(message.message, maskedValues);
+        return {
+            ...message,
+            message: maskedMessage,
+            data: maskedData,
+        };
+    });
+};
+//# sourceMappingURL=filter-mask-secrets.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/index.js
+
+
+
+
+
+
+/**
+ * Post cleanup messages
+ * - filter ignored range
+ * - filter disabled message
+ * - [masSecrets] mask secrets message
+ * - filter duplicated messages
+ * - sort messages by range
+ * @param options
+ */
+const cleanupMessages = (options) => {
+    const reportedMessages = filterIgnoredMessages(options);
+    const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
+    const filters = options.maskSecrets
+        ? [filterDuplicatedMessages, filterMaskSecretsData]
+        : [filterDuplicatedMessages];
+    const filterProcess = createMessageProcessor(filters);
+    return sortMessagesByLocation(filterProcess.process(reportedMessagesWithoutAllowMessageIds));
+};
+//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/debug/src/index.js
+var src = __nccwpck_require__(2830);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/index.js
+
+
+
+
+
+
+
+const module_debug = src("@secretlint/core");
+const lintSource = ({ source, options }) => {
+    secretLintProfiler.mark({
+        type: "@core>lint::start",
+        id: source.filePath,
+    });
+    module_debug(`source filePath: %O`, source.filePath);
+    module_debug(`options: %O`, options);
+    const rules = options.config.rules;
+    const locale = options.locale ?? "en";
+    const maskSecrets = options.maskSecrets ?? false;
+    const contextEvents = createContextEvents();
+    const runningEvents = createRunningEvents();
+    const reportedMessages = [];
+    const ignoredMessages = [];
+    // setup
+    contextEvents.onReport((message) => {
+        reportedMessages.push(message);
+    });
+    contextEvents.onIgnore((message) => {
+        ignoredMessages.push(message);
+    });
+    // Create a SourceCode for linting
+    const sourceCode = new SecretLintSourceCodeImpl({
+        content: source.content,
+        filePath: source.filePath,
+        physicalFilePath: options.noPhysicFilePath ? undefined : source.filePath,
+        ext: source.ext || "",
+        contentType: source.contentType,
+    });
+    secretLintProfiler.mark({
+        type: "@core>setup-rules::start",
+    });
+    rules.forEach((rule) => {
+        secretLintProfiler.mark({
+            type: "@core>setup-rule::start",
+            id: rule.rule.meta.id,
+        });
+        registerRule({
+            sourceCode,
+            config: options.config,
+            descriptorRule: rule,
+            contextEvents,
+            runningEvents,
+            locale,
+        });
+        secretLintProfiler.mark({
+            type: "@core>setup-rule::end",
+            id: rule.rule.meta.id,
+        });
+    });
+    secretLintProfiler.mark({
+        type: "@core>setup-rules::end",
+    });
+    // start to run
+    return runningEvents
+        .runLint({
+        sourceCode,
+    })
+        .then(() => {
+        return {
+            filePath: source.filePath,
+            // binary content should be skipped
+            sourceContent: source.contentType === "text" ? source.content : undefined,
+            sourceContentType: source.contentType,
+            messages: cleanupMessages({
+                reportedMessages,
+                ignoredMessages,
+                allowMessageIds: runningEvents.collectAllowMessageIds(),
+                maskSecrets,
+            }),
+        };
+    })
+        .finally(() => {
+        secretLintProfiler.mark({
+            type: "@core>lint::end",
+            id: source.filePath,
+        });
+    });
+};
+const isRulePreset = (ruleDescriptor) => {
+    return ruleDescriptor.rule.meta.type === "preset";
+};
+const isRule = (ruleDescriptor) => {
+    return ruleDescriptor.rule.meta.type === "scanner";
+};
+/**
+ * Rule Processing
+ */
+const registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale, }) => {
+    const ruleId = descriptorRule.id;
+    // Do not register disabled rule
+    if (descriptorRule.disabled) {
+        module_debug("Skip registerRule %s, because it is disabled", ruleId);
+        return;
+    }
+    module_debug("registerRule %s", ruleId);
+    // sharedOptions is {} by default
+    // sharedOptions is shared between presets and rules
+    const sharedOptionsWithDefault = config.sharedOptions ?? {};
+    // If option is not defined Options is {} by default
+    if (isRulePreset(descriptorRule)) {
+        const context = createRulePresetContext({
+            configRulePreset: descriptorRule,
+            sourceCode,
+            contextEvents: contextEvents,
+            runningEvents: runningEvents,
+            sharedOptions: sharedOptionsWithDefault,
+            locale: locale,
+        });
+        runningEvents.registerRulePreset({
+            descriptorRulePreset: descriptorRule,
+            context,
+        });
+        return;
+    }
+    else if (isRule(descriptorRule)) {
+        const context = createRuleContext({
+            ruleId: ruleId,
+            severity: descriptorRule.severity,
+            meta: descriptorRule.rule.meta,
+            sourceCode,
+            contextEvents: contextEvents,
+            sharedOptions: sharedOptionsWithDefault,
+            locale: locale,
+        });
+        runningEvents.registerRule({
+            descriptorRule: descriptorRule,
+            context,
+        });
+        return;
+    }
+    throw new Error(`Unknown descriptor type: ${descriptorRule}`);
+};
+//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
+var index_Cq_34xZU = __nccwpck_require__(7639);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+
+
+//# sourceMappingURL=index.js.map
+
+;// CONCATENATED MODULE: ./src/safety/secretlint-detector.ts
+
+
+
+
+const PREFIX = '@secretlint/secretlint-rule-';
+// secretlint 11.7 marks each rule's start and end in the process-wide performance timeline and its
+// observer keeps every mark forever, scanning them on each new one: scans get slower with every answer
+// (secretlint/secretlint#1633, fixed in 13.x, which needs Node 22). Perimeter never profiles.
+secretLintProfiler.mark = () => undefined;
+/**
+ * The kind shown for each secretlint rule (and message id where one rule finds several kinds).
+ * A message missing here is still hidden, as 'secret'.
+ */
+const KINDS = {
+    'aws/AWSSecretAccessKey': 'AWS secret access key',
+    'aws/AWSAccessKeyID': 'AWS access key ID',
+    'aws/AWSAccountID': 'AWS account ID',
+    gcp: 'GCP service account key',
+    privatekey: 'private key',
+    'npm/PackageJSON_xOauthToken': 'GitHub token',
+    npm: 'npm token',
+    basicauth: 'password',
+    'slack/IncomingWebhook': 'Slack webhook URL',
+    slack: 'Slack token',
+    sendgrid: 'SendGrid API key',
+    shopify: 'Shopify token',
+    github: 'GitHub token',
+    openai: 'OpenAI API key',
+    anthropic: 'Anthropic API key',
+    linear: 'Linear API key',
+    '1password': '1Password service account token',
+    'database-connection-string': 'password',
+};
+/** Not a credential on its own: hidden in answers, but no reason to refuse a write. */
+const NOT_CREDENTIALS = new Set(['AWS account ID']);
+/**
+ * The recommended preset's rules, minus `filter-comments`: that rule honours `secretlint-disable`
+ * comments, which would let repository content switch the filter off for itself.
+ * AWS key IDs are scanned too (off by default in secretlint).
+ */
+const CONFIG = {
+    rules: index_Cq_34xZU.r
+        .filter((rule) => rule.meta.id !== `${PREFIX}filter-comments`)
+        .map((rule) => ({
+        id: rule.meta.id,
+        rule,
+        options: rule.meta.id === `${PREFIX}aws` ? { enableIDScanRule: true } : {},
+    })),
+};
+const SECRETLINT_RULE_IDS = CONFIG.rules.map((rule) => rule.id);
+function kindOf(message) {
+    const rule = message.ruleId.startsWith(PREFIX) ? message.ruleId.slice(PREFIX.length) : message.ruleId;
+    return KINDS[`${rule}/${message.messageId}`] ?? KINDS[rule] ?? 'secret';
+}
+const VALUE_FIELDS = ['KEY', 'TOKEN', 'ID', 'URI', 'URL', 'CREDENTIAL'];
+const secretlint_detector_URL_USERINFO = /:\/\/([^:/\s@]*):([^@/\s]+)@/;
+/**
+ * Where the value is. Some rules report the start of a whole `NAME = value` match with the length
+ * of the value alone, so the value named in the message's data is looked up from the reported start.
+ * URLs with a password are narrowed to the password.
+ */
+function spanOf(text, message, kind) {
+    let [start, end] = message.range;
+    const data = (message.data ?? {});
+    const value = VALUE_FIELDS.map((field) => data[field]).find((v) => typeof v === 'string' && v !== '');
+    if (value !== undefined) {
+        const at = text.indexOf(value, start);
+        if (at !== -1 && at <= end) {
+            start = at;
+            end = at + value.length;
+        }
+    }
+    if (kind === 'password') {
+        const userinfo = secretlint_detector_URL_USERINFO.exec(text.slice(start, end));
+        if (userinfo) {
+            const passwordEnd = start + userinfo.index + userinfo[0].length - 1;
+            return [passwordEnd - (userinfo[2] ?? '').length, passwordEnd];
+        }
+    }
+    return [start, Math.max(end, start + 1)];
+}
+async function lintPart(text, offset) {
+    const result = await lintSource({
+        // named package.json so that the npm rule also looks for `TOKEN:x-oauth-basic@github.com` URLs
+        source: { content: text, filePath: 'package.json', ext: '', contentType: 'text' },
+        options: { config: CONFIG, noPhysicFilePath: true, locale: 'en' },
+    });
+    return result.messages.map((message) => {
+        const kind = kindOf(message);
+        const [start, end] = spanOf(text, message, kind);
+        return {
+            start: start + offset,
+            end: end + offset,
+            kind,
+            credential: !NOT_CREDENTIALS.has(kind),
+            rank: RANK.format,
+        };
+    });
+}
+/**
+ * secretlint's time grows with the square of the findings in one text (8,000 tokens in one text took
+ * 3.4 s, 16,000 about 14 s): longer texts go in overlapping parts, each found value whole in at least
+ * one part (values are far shorter than the overlap; whole private-key blocks are format-rules' job).
+ */
+const PART = 16_384;
+const OVERLAP = 4_096;
+/** Runs secretlint's recommended rules over `text`. Rejects when a rule fails. */
+async function secretlintFindings(text) {
+    if (text.length <= PART + OVERLAP)
+        return lintPart(text, 0);
+    const found = [];
+    for (let at = 0; at < text.length; at += PART)
+        found.push(...(await lintPart(text.slice(at, at + PART + OVERLAP), at)));
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/secret-shapes.ts
+
+/**
+ * Secrets known by their shape alone, where the shape is unambiguous: an AWS secret access key without
+ * its key ID nearby (in prose, a CSV row, a string) is exactly 40 characters of base64 that read as
+ * random. Random means mixed: most of the 64 characters used, the kind of character (upper, lower, digit,
+ * symbol) changing at most places. Names, paths, hex digests and base64 of text are far from that. Hidden
+ * when read, not refused in writes: a random string is no proof of a credential.
+ */
+const CANDIDATE = /(?<![A-Za-z0-9/+=_.-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]|\.[A-Za-z0-9])/g;
+/** 40 random base64 characters hold about 30 different ones and change kind at about 25 of 39 places. */
+const MIN_DISTINCT = 24;
+const MIN_CHANGES = 17;
+function secret_shapes_kindOf(code) {
+    if (code >= 0x61)
+        return 0; // a-z
+    if (code >= 0x41)
+        return 1; // A-Z
+    if (code >= 0x30)
+        return 2; // 0-9
+    return 3; // + /
+}
+function looksRandom(value) {
+    let changes = 0;
+    const kinds = new Set();
+    for (let i = 0; i < value.length; i++) {
+        const kind = secret_shapes_kindOf(value.charCodeAt(i));
+        kinds.add(kind);
+        if (i > 0 && kind !== secret_shapes_kindOf(value.charCodeAt(i - 1)))
+            changes++;
+    }
+    return (kinds.has(0) &&
+        kinds.has(1) &&
+        kinds.has(2) &&
+        changes >= MIN_CHANGES &&
+        new Set(value).size >= MIN_DISTINCT);
+}
+function secretShapeFindings(text) {
+    const found = [];
+    for (const m of text.matchAll(CANDIDATE)) {
+        if (!looksRandom(m[0]))
+            continue;
+        found.push({
+            start: m.index,
+            end: m.index + 40,
+            kind: 'AWS secret access key',
+            credential: false,
+            rank: RANK.setting,
+        });
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/encoded/joined-text.ts
+
+/** The shortest joined value worth a look: no credential format is shorter. */
+const MIN_JOINED = 16;
+/**
+ * A credential has digits or letters of both cases (random characters have both, or hex of text all
+ * digits); words joined at a line end (`incididunt.export`, `db.internalhostname:`) have neither.
+ */
+const mixed = (text) => /[0-9]/.test(text) || (/[a-z]/.test(text) && /[A-Z]/.test(text));
+function joined(slices, text) {
+    const parts = [];
+    let out = '';
+    for (const [start, end] of slices) {
+        if (end <= start)
+            continue;
+        parts.push({ at: start, from: out.length, length: end - start });
+        out += text.slice(start, end);
+    }
+    if (parts.length < 2 || out.length < MIN_JOINED || out.length > MAX_RUN || !mixed(out))
+        return null;
+    const first = parts[0];
+    const last = parts.at(-1);
+    return { start: first.at, end: last.at + last.length, text: out, slices: parts };
+}
+/** The characters a token is made of, by code: a table, as every line end is looked at. */
+const TOKEN = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.:~-')
+    TOKEN[c.charCodeAt(0)] = 1;
+const isToken = (text, at) => TOKEN[text.charCodeAt(at)] === 1;
+/** Line continuations: C, Python and shell `\`, cmd's `^`, PowerShell's backtick. */
+const CONTINUATION = /[\\^`]/;
+function lineOf(text, start, end) {
+    let leadStart = start;
+    while (leadStart < end && (text[leadStart] === ' ' || text[leadStart] === '\t'))
+        leadStart++;
+    let leadEnd = leadStart;
+    while (leadEnd < end && isToken(text, leadEnd))
+        leadEnd++;
+    let trailEnd = end;
+    if (trailEnd > start && text[trailEnd - 1] === '\r')
+        trailEnd--;
+    if (trailEnd > start && CONTINUATION.test(text[trailEnd - 1]))
+        trailEnd--;
+    let trailStart = trailEnd;
+    while (trailStart > leadEnd && isToken(text, trailStart - 1))
+        trailStart--;
+    if (trailStart === leadEnd && leadEnd === trailEnd)
+        trailStart = leadStart;
+    return { lead: [leadStart, leadEnd], trail: [trailStart, trailEnd] };
+}
+/**
+ * The run a line ends with, joined to the next line's first run, across every line that is one run. Where
+ * whole lines (a wrapped value) sit between, the ends taken from lines with more on them may belong to
+ * something else (`The token is` before it, `next:` after), so the join is also given without each of them.
+ */
+const lineJoinLayer = (text) => {
+    if (!text.includes('\n'))
+        return [];
+    const lines = [];
+    for (let start = 0; start <= text.length;) {
+        const newline = text.indexOf('\n', start);
+        const end = newline === -1 ? text.length : newline;
+        lines.push(lineOf(text, start, end));
+        start = end + 1;
+    }
+    const found = [];
+    const add = (slices, openEnd) => {
+        const join = joined(slices, text);
+        if (join)
+            found.push(openEnd ? { ...join, openEnd } : join);
+    };
+    for (let i = 0; i < lines.length - 1;) {
+        const first = lines[i].trail;
+        if (first[1] === first[0]) {
+            i++;
+            continue;
+        }
+        const wholes = [];
+        let last = null;
+        let j = i + 1;
+        for (; j < lines.length && lines[j].lead[1] > lines[j].lead[0]; j++) {
+            const { lead, trail } = lines[j];
+            if (lead[0] !== trail[0] || lead[1] !== trail[1]) {
+                last = lead;
+                break;
+            }
+            wholes.push(lead);
+        }
+        add([first, ...wholes, ...(last ? [last] : [])], last !== null);
+        if (wholes.length > 0) {
+            const firstWhole = lines[i].lead[0] === first[0];
+            if (last)
+                add([first, ...wholes], false);
+            if (!firstWhole)
+                add([...wholes, ...(last ? [last] : [])], last !== null);
+            if (!firstWhole && last)
+                add(wholes, false);
+        }
+        i = Math.max(i + 1, last ? j : j - 1);
+    }
+    return found;
+};
+/** A closing quote, what may join two literals (space, a line continuation, one operator), an opening quote. */
+const LINK = /(["'`])(\s*(?:\\\r?\n\s*)?(?:(?:\+|\.{1,2}|&|\|\|)\s*)?)(["'`])/g;
+/** The other end of the literal whose quote is at `at`, on the same line; -1 if none. */
+function otherQuote(text, at, step) {
+    const quote = text[at];
+    for (let i = at + step; i >= 0 && i < text.length; i += step) {
+        const c = text[i];
+        if (c === '\n')
+            return -1;
+        if (c === quote && text[i - 1] !== '\\')
+            return i;
+    }
+    return -1;
+}
+/** Adjacent string literals joined by `+`, `.`, `..`, `&`, `||` or nothing, in a chain. */
+const literalJoinLayer = (text) => {
+    const found = [];
+    let chain = [];
+    let chainEnd = -1;
+    const flush = () => {
+        const join = joined(chain, text);
+        if (join)
+            found.push(join);
+        chain = [];
+    };
+    for (const m of text.matchAll(LINK)) {
+        const close = m.index;
+        const open = m.index + m[1].length + m[2].length;
+        if (m[1] !== m[3])
+            continue;
+        const leftOpen = close === chainEnd ? -2 : otherQuote(text, close, -1);
+        const rightClose = otherQuote(text, open, 1);
+        if (rightClose === -1 || leftOpen === -1)
+            continue;
+        if (leftOpen !== -2) {
+            if (chain.length > 0)
+                flush();
+            chain.push([leftOpen + 1, close]);
+        }
+        chain.push([open + 1, rightClose]);
+        chainEnd = rightClose;
+    }
+    if (chain.length > 0)
+        flush();
+    return found;
+};
+/** A template literal whose `${...}` pieces are string literals: `` `ghp_${'abc'}def` ``. */
+const TEMPLATE = /`((?:[^`\\]|\\[^])*)`/g;
+const LITERAL_PIECE = /\$\{\s*(["'])((?:(?!\1)[^\\\n]|\\.)*)\1\s*\}/g;
+const templateLayer = (text) => {
+    const found = [];
+    if (!text.includes('${'))
+        return found;
+    for (const m of text.matchAll(TEMPLATE)) {
+        const body = m.index + 1;
+        const slices = [];
+        let at = 0;
+        for (const piece of m[1].matchAll(LITERAL_PIECE)) {
+            slices.push([body + at, body + piece.index]);
+            const inner = body + piece.index + piece[0].indexOf(piece[1]) + 1;
+            slices.push([inner, inner + piece[2].length]);
+            at = piece.index + piece[0].length;
+        }
+        if (slices.length === 0)
+            continue;
+        slices.push([body + at, body + m[1].length]);
+        const join = joined(slices, text);
+        if (join)
+            found.push(join);
+    }
+    return found;
+};
+const JOINING_LAYERS = [lineJoinLayer, literalJoinLayer, templateLayer];
+
+;// CONCATENATED MODULE: ./src/safety/encoded/undo-layers.ts
+
+
+const MAX_DEPTH = 4;
+const BUDGET_RATIO = 2;
+const BUDGET_FLOOR = 64 * 1024;
+/** Decoded texts shorter than the shortest credential are neither scanned nor decoded further. */
+const MIN_DECODED = 16;
+/** Between the texts of one depth: ends every run, line and literal, so no layer joins two texts. */
+const SEPARATOR = '\n\0\n';
+const ALL_LAYERS = [...DECODING_LAYERS, ...JOINING_LAYERS];
+/** The index of the last start at or before `at`. */
+function owner(starts, at) {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+        const middle = (low + high + 1) >> 1;
+        if (starts[middle] <= at)
+            low = middle;
+        else
+            high = middle - 1;
+    }
+    return low;
+}
+function undoLayers(text, options = {}) {
+    const { maxDepth = MAX_DEPTH, layers = ALL_LAYERS } = options;
+    let budget = options.budget ?? BUDGET_RATIO * text.length + BUDGET_FLOOR;
+    const stats = { scanned: 0, decoded: 0, skipped: 0 };
+    const undone = [];
+    // the texts of one depth, each with the item of the first depth it came from (none for the text itself)
+    let level = [{ text }];
+    for (let depth = 1; depth <= maxDepth && level.length > 0; depth++) {
+        const starts = [];
+        let source = '';
+        for (const item of level) {
+            starts.push(source.length);
+            source += item.text + SEPARATOR;
+        }
+        const next = [];
+        for (const layer of layers) {
+            stats.scanned += source.length;
+            for (const decoded of layer(source)) {
+                const k = owner(starts, decoded.start);
+                const offset = starts[k];
+                const { text: within, origin } = level[k];
+                if (decoded.end - offset > within.length || decoded.text.length < MIN_DECODED)
+                    continue;
+                if (decoded.text.length > budget) {
+                    stats.skipped++;
+                    continue;
+                }
+                budget -= decoded.text.length;
+                stats.decoded += decoded.text.length;
+                // below the first layer, offsets no longer map to the original: the outermost run stands for all
+                const item = origin
+                    ? { start: origin.start, end: origin.end, text: decoded.text, depth }
+                    : { ...decoded, depth };
+                undone.push(item);
+                next.push({ text: decoded.text, origin: origin ?? item });
+            }
+        }
+        level = next;
+    }
+    return { undone, stats };
+}
+
+;// CONCATENATED MODULE: ./src/safety/encoded/encoded-secrets.ts
+
+
+
+
+
+
+
+
+/**
+ * Credentials under layers of encoding, or cut in two: every layer undone (src/safety/undo-layers.ts),
+ * the decoded texts go, in one batch, through the credential rules (provider formats, key blocks and
+ * bodies, key material, URL passwords, secretlint's, the run's own secrets). A decoded run holding a
+ * credential is hidden whole, under that credential's kind; a join only where the credential crosses a
+ * seam (one within a piece is found in the text itself), and only those characters. Only credentials
+ * and unambiguous secret shapes count: a setting or a word in prose is no proof once decoded.
+ */
+const encoded_secrets_hide = (start, end, { kind, credential, rank }) => ({
+    start,
+    end,
+    kind,
+    credential,
+    rank,
+});
+/** Between decoded texts in one batch: plain, so no rule joins two of them into one value. */
+const encoded_secrets_SEPARATOR = '\n\n\n';
+/**
+ * The original span of a finding in a join, or null when the join is not what made it: when it lies within
+ * one slice, or when its part before the last slice is a credential already and the last slice may be
+ * something else: the finding ends inside it, or it starts a line that goes on (`TOKEN=ghp_...` then
+ * `OTHER=1`, or `next_key: 1`: the rules on the text itself find the token, and the next line stays). A
+ * token's second half fills its slice, alone on its line or in its string literal.
+ */
+function acrossSeam(item, start, end, startsWithCredential) {
+    const slices = item.slices;
+    const first = slices.findIndex((s) => start < s.from + s.length);
+    const last = slices.findIndex((s) => end <= s.from + s.length);
+    if (first === -1 || last === -1 || first === last)
+        return null;
+    const { from, length, at } = slices[last];
+    if ((end < from + length || item.openEnd) && startsWithCredential(item.text.slice(start, from)))
+        return null;
+    return [slices[first].at + start - slices[first].from, at + end - from];
+}
+async function encodedFindings(text, extra = null) {
+    const { undone } = undoLayers(text);
+    if (undone.length === 0)
+        return [];
+    // each distinct text is scanned once, for every run it came from (a file repeats its lines)
+    const batch = [];
+    const byText = new Map();
+    let joined = '';
+    for (const item of undone) {
+        const same = byText.get(item.text);
+        if (same) {
+            same.push(item);
+            continue;
+        }
+        const items = [item];
+        byText.set(item.text, items);
+        batch.push({ at: joined.length, items });
+        // a decoded text is read as a model would read it too (entities of zero-width characters, say)
+        const decoded = item.slices ? item.text : (normalizeForDetection(item.text)?.text ?? item.text);
+        joined += decoded + encoded_secrets_SEPARATOR;
+    }
+    const credentials = formatFindings(joined).concat(keyMaterialFindings(joined), pemBodyFindings(joined), secretFindings(joined, extra), await secretlintFindings(joined));
+    // and the shapes that need no context: not credentials, but hidden as they are in the text itself
+    const inner = credentials.filter((f) => f.credential).concat(secretShapeFindings(joined));
+    // one span per run, named by the first rule that found it (format rules before secretlint's)
+    const found = new Map();
+    const add = (start, end, finding) => {
+        if (!found.has(`${start}:${end}`))
+            found.set(`${start}:${end}`, encoded_secrets_hide(start, end, finding));
+    };
+    const heads = new Map();
+    const startsWithCredential = (head) => {
+        let known = heads.get(head);
+        if (known === undefined) {
+            known = formatFindings(head)
+                .concat(secretFindings(head, extra))
+                .some((f) => f.start === 0);
+            heads.set(head, known);
+        }
+        return known;
+    };
+    for (const finding of inner) {
+        // the last batch entry starting at or before the finding holds it
+        let low = 0;
+        let high = batch.length - 1;
+        while (low < high) {
+            const middle = (low + high + 1) >> 1;
+            if (batch[middle].at <= finding.start)
+                low = middle;
+            else
+                high = middle - 1;
+        }
+        const { at, items } = batch[low];
+        for (const item of items) {
+            if (item.slices) {
+                const span = acrossSeam(item, finding.start - at, Math.min(finding.end - at, item.text.length), startsWithCredential);
+                if (span)
+                    add(span[0], span[1], finding);
+            }
+            else {
+                add(item.start, item.end, finding);
+            }
+        }
+    }
+    return [...found.values()];
+}
+
+;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
+
+/** Characters of redacted text kept in all; the oldest entries go first. */
+const BUDGET_CHARS = 16 * 1_048_576;
+/**
+ * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
+ * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
+ */
+class RedactionCache {
+    budget;
+    entries = new Map();
+    size = 0;
+    constructor(budget = BUDGET_CHARS) {
+        this.budget = budget;
+    }
+    key(text) {
+        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
+    }
+    get(key) {
+        const hit = this.entries.get(key);
+        if (hit === undefined)
+            return undefined;
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return { ...hit, kinds: { ...hit.kinds } };
+    }
+    set(key, redaction) {
+        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
+            return;
+        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
+        this.size += redaction.text.length;
+        for (const [oldest, entry] of this.entries) {
+            if (this.size <= this.budget)
+                break;
+            this.entries.delete(oldest);
+            this.size -= entry.text.length;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/safety/secret-settings.ts
+
+
+/**
+ * Values assigned to settings named for secrets: `password: x`, `"api_key": "x"`, `DB_PASS=x`,
+ * `token := "x"`, `clientSecret => 'x'`, `<password>x</password>`, `--token x`.
+ * References and placeholders stay (`${VAR}`, `process.env.X`, `os.environ[...]`, `changeme`...).
+ */
+const KEY_QUALIFIERS = new Set([
+    'access',
+    'secret',
+    'signing',
+    'encryption',
+    'master',
+    'account',
+    'client',
+    'session',
+    'auth',
+    'app',
+    'shared',
+    'storage',
+    'license',
+    'service',
+    'consumer',
+    'webhook',
+    'hmac',
+    'jwt',
+]);
+/** Trailing words that say how a secret is stored, not what it is: `password_b64`, `secret_key_base`. */
+const ENCODING_WORDS = new Set([
+    'base',
+    'value',
+    'b64',
+    'base64',
+    'hex',
+    'raw',
+    'enc',
+    'encoded',
+    'plain',
+    'plaintext',
+]);
+/** Trailing words that say where or which, not what: `NAME_PASSWORD_PROD`, `db_token_2`. */
+const QUALIFIER_WORDS = new Set([
+    'prod',
+    'production',
+    'dev',
+    'development',
+    'stage',
+    'staging',
+    'test',
+    'testing',
+    'qa',
+    'uat',
+    'local',
+    'live',
+    'sandbox',
+    'preview',
+    'primary',
+    'secondary',
+    'backup',
+    'old',
+    'new',
+    'next',
+    'prev',
+    'previous',
+    'current',
+    'default',
+    'main',
+    'ro',
+    'rw',
+]);
+/** The kind of secret a setting's name announces, or null for any other name. */
+function secretKindOfName(name) {
+    const words = name
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((word) => word !== '');
+    for (let last = words.at(-1); words.length > 1 && last !== undefined; last = words.at(-1)) {
+        if (ENCODING_WORDS.has(last) || QUALIFIER_WORDS.has(last) || /^\d+$/.test(last))
+            words.pop();
+        else
+            break;
+    }
+    // `password2`, `token1`: a number glued to the name
+    if (words.length > 0)
+        words[words.length - 1] = words.at(-1).replace(/(?<=[a-z])\d{1,3}$/, '');
+    const last = words.at(-1);
+    const before = words.at(-2);
+    if (last === undefined)
+        return null;
+    if (/(?:password|passwd|passphrase|passcode)$/.test(last) || ['pwd', 'pass', 'pw'].includes(last))
+        return 'password';
+    if (last.endsWith('secret'))
+        return 'secret';
+    if (last.endsWith('token') || ['pat', 'auth', 'authorization', 'bearer'].includes(last))
+        return 'token';
+    if (['credential', 'credentials', 'creds'].includes(last))
+        return 'credential';
+    if (last.endsWith('apikey') || (last === 'key' && before === 'api'))
+        return 'API key';
+    if (last.endsWith('privatekey') || (last === 'key' && before === 'private'))
+        return 'private key';
+    if (last === 'key' && before !== undefined && KEY_QUALIFIERS.has(before))
+        return 'secret key';
+    if (/(?:access|secret|signing|encryption|master|account|client|session)key$/.test(last))
+        return 'secret key';
+    return null;
+}
+/** Every name secretKindOfName accepts holds one of these: only names around them are examined. */
+const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
+const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
+/** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
+const ASSIGNMENT_AT = /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1\]?[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
+/**
+ * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
+ * Names are found around stems; a name is examined once, and nothing inside a value already hidden.
+ */
+function* assignments(text, coveredTo) {
+    let examinedTo = 0;
+    for (const stem of text.matchAll(NAME_STEM)) {
+        let start = stem.index ?? 0;
+        const floor = Math.max(examinedTo, coveredTo());
+        if (start < floor)
+            continue;
+        let end = start;
+        while (start > floor && NAME_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && NAME_CHAR.test(text[end] ?? ''))
+            end++;
+        examinedTo = end;
+        // `--password=x`: a flag's dashes are no part of its name
+        while (text[start] === '-' && start < end)
+            start++;
+        let at = start;
+        if (`"'\``.includes(text[at - 1] ?? 'x'))
+            at -= text[at - 2] === '\\' ? 2 : 1;
+        ASSIGNMENT_AT.lastIndex = at;
+        const m = ASSIGNMENT_AT.exec(text);
+        if (m)
+            yield [at, m[2] ?? '', at + m[0].length];
+    }
+}
+const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
+const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
+/** A name/value pair on two lines, as in Kubernetes and Actions `env:` lists: `- name: API_TOKEN` / `value: x`. */
+const NAME_VALUE_PAIR = /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
+/** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
+const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
+/** A call whose first argument names a secret and whose second is a literal: `define('DB_PASSWORD', 'x')`, `setenv("TOKEN", "x")`. */
+const CALL_ARGUMENTS = /\([ \t]*(["'])([A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]*,[ \t]*(?=["'])/g;
+/** `curl -u user:password`, `--user user:password`: the password. */
+const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
+const MAX_VALUE = 4096;
+const FIRST_LOOK = 256;
+/** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
+const CODE_REFERENCE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
+const BLOCK_SCALAR = /^[|>][-+0-9]{0,3}$/;
+/** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`, `a.b`, `a[`, `f(`. */
+const LEADING_REFERENCE = /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$]|\[|[ \t]*\())/;
+/** The end of the line at `from`, looking no further than MAX_VALUE characters. */
+function lineEnd(text, from) {
+    const newline = text.slice(from, from + MAX_VALUE).indexOf('\n');
+    return newline === -1 ? Math.min(text.length, from + MAX_VALUE) : from + newline;
+}
+function quotedValue(text, at) {
+    const escaped = text[at] === '\\';
+    const quote = text[escaped ? at + 1 : at];
+    if (quote === undefined || !`"'\``.includes(quote))
+        return null;
+    const triple = !escaped && text.startsWith(quote.repeat(3), at);
+    const start = at + (escaped ? 2 : triple ? 3 : 1);
+    const stop = lineEnd(text, start);
+    for (let i = start; i < stop; i++) {
+        if (escaped ? text[i] === '\\' && text[i + 1] === quote : text[i] === quote && text[i - 1] !== '\\') {
+            return { start, end: i };
+        }
+    }
+    return { start, end: stop };
+}
+/** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
+function bareValue(text, at, max) {
+    const window = text.slice(at, at + max);
+    const cut = /[ \t]+(?:#|\/\/)|[,;)}\]\r\n]|\\[nrt"]/.exec(window);
+    const value = cut ? window.slice(0, cut.index) : window;
+    return { start: at, end: at + value.trimEnd().length, capped: !cut && window.length === max };
+}
+/** A YAML block scalar (`password: |`): the lines indented deeper than the key's line. */
+function blockValue(text, keyAt, after) {
+    const lineStart = text.lastIndexOf('\n', keyAt) + 1;
+    const indent = /^[ \t]*/.exec(text.slice(lineStart, keyAt))?.[0].length ?? 0;
+    let end = lineEnd(text, after);
+    const start = end + 1;
+    let last = -1;
+    while (end < text.length) {
+        const next = end + 1;
+        const nextEnd = lineEnd(text, next);
+        const line = text.slice(next, nextEnd);
+        if (line.trim() !== '' && (/^[ \t]*/.exec(line)?.[0].length ?? 0) <= indent)
+            break;
+        if (line.trim() !== '')
+            last = nextEnd;
+        end = nextEnd;
+    }
+    return last === -1 ? null : { start, end: last };
+}
+function assignedValue(text, keyAt, valueAt) {
+    const quoted = quotedValue(text, valueAt);
+    if (quoted) {
+        const value = text.slice(quoted.start, quoted.end);
+        return isPlaceholder(value) ? null : quoted;
+    }
+    if (LEADING_REFERENCE.test(text.slice(valueAt, valueAt + 70)))
+        return null;
+    // decide on a short look; read the whole value only when it is to be hidden (keeps the scan linear)
+    const bare = bareValue(text, valueAt, FIRST_LOOK);
+    const value = text.slice(bare.start, bare.end);
+    if (BLOCK_SCALAR.test(value))
+        return blockValue(text, keyAt, valueAt);
+    if (/^\d{1,3}$/.test(value) ||
+        /^[[{]/.test(value) ||
+        (value.startsWith('!') && !value.startsWith('!vault')))
+        return null;
+    if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value))
+        return null;
+    return bare.capped ? bareValue(text, valueAt, MAX_VALUE) : bare;
+}
+function settingFindings(text) {
+    const found = [];
+    const add = (span, kind) => {
+        if (span && span.end > span.start)
+            found.push({ ...span, kind, credential: false, rank: RANK.setting });
+    };
+    let hiddenTo = 0;
+    for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
+        const kind = secretKindOfName(name);
+        let span = kind ? assignedValue(text, at, valueAt) : null;
+        // `--password=x https://...`: a flag's value is one word
+        if (span && text[at - 1] === '-' && !`"'`.includes(text[span.start - 1] ?? '')) {
+            const space = text.slice(span.start, span.end).search(/\s/);
+            if (space !== -1)
+                span = { start: span.start, end: span.start + space };
+        }
+        if (kind && span) {
+            add(span, kind);
+            hiddenTo = span.end;
+        }
+    }
+    for (const pattern of [NAME_VALUE_PAIR, DOCKER_ENV]) {
+        for (const m of text.matchAll(pattern)) {
+            const kind = secretKindOfName(m[1] ?? '');
+            const at = (m.index ?? 0) + m[0].length;
+            if (kind && at >= hiddenTo)
+                add(assignedValue(text, m.index ?? 0, at), kind);
+        }
+    }
+    for (const m of text.matchAll(CALL_ARGUMENTS)) {
+        const kind = secretKindOfName(m[2] ?? '');
+        const span = kind ? quotedValue(text, (m.index ?? 0) + m[0].length) : null;
+        if (kind && span && !isPlaceholder(text.slice(span.start, span.end)))
+            add(span, kind);
+    }
+    for (const m of text.matchAll(USER_FLAG)) {
+        const at = (m.index ?? 0) + m[0].length;
+        const value = /^[^\s"']{1,256}/.exec(text.slice(at, at + 256))?.[0] ?? '';
+        if (!isPlaceholder(value) && !LEADING_REFERENCE.test(value))
+            add({ start: at, end: at + value.length }, 'password');
+    }
+    for (const m of text.matchAll(XML_ELEMENT)) {
+        const kind = secretKindOfName(m[1] ?? '');
+        const value = m[2] ?? '';
+        if (kind && !isPlaceholder(value)) {
+            const start = (m.index ?? 0) + (m[1] ?? '').length + 2;
+            add({ start, end: start + value.length }, kind);
+        }
+    }
+    for (const m of text.matchAll(CLI_FLAG)) {
+        const kind = secretKindOfName(m[1] ?? '');
+        if (!kind)
+            continue;
+        const at = (m.index ?? 0) + m[0].length;
+        const quoted = quotedValue(text, at);
+        const span = quoted ?? {
+            start: at,
+            end: at + (/^[^\s]+/.exec(text.slice(at, at + MAX_VALUE))?.[0].length ?? 0),
+        };
+        if (!isPlaceholder(text.slice(span.start, span.end)))
+            add(span, kind);
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/spoken-secrets.ts
+
+
+/**
+ * Secrets that no setting's syntax announces: said in prose ("The password is hunter2hunter2") or
+ * given on a command line (`mysql -uroot -pS3cret`, `sshpass -p S3cret ssh host`). Hidden when read,
+ * like settings' values, not refused in writes: their form alone is no proof of a credential.
+ */
+const PROSE = /\b(passwords?|passphrases?|passcodes?|passwd|pins?|api keys?|access keys?|secret keys?|tokens?|secrets?)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[^\s,;:.]{1,40}){1,4})?[ \t]+(?:is|was|are|were|will be|would be|remains)[ \t]*:?[ \t]+/gi;
+const QUOTED = /^(["'`\u201c\u2018])([^"'`\u201d\u2019\n]{4,200})(?:["'`\u201d\u2019])/;
+const BARE = /^[^\s"'`]{6,200}/;
+const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
+/** A word of prose is all lowercase letters (or capitalized); a secret has digits, symbols or mixed case. */
+const PROSE_WORD = /^[A-Z]?[a-z]+$|^[A-Z]+$/;
+function kindOfWord(word) {
+    const w = word.toLowerCase();
+    if (/^pass|^pin/.test(w))
+        return 'password';
+    if (w.startsWith('token'))
+        return 'token';
+    if (w.includes('key'))
+        return 'API key';
+    return 'secret';
+}
+function proseFindings(text) {
+    const found = [];
+    for (const m of text.matchAll(PROSE)) {
+        const at = (m.index ?? 0) + m[0].length;
+        const rest = text.slice(at, at + 210);
+        const quoted = QUOTED.exec(rest);
+        let start;
+        let value;
+        if (quoted) {
+            start = at + (quoted[1] ?? '').length;
+            value = quoted[2] ?? '';
+        }
+        else {
+            start = at;
+            value = (BARE.exec(rest)?.[0] ?? '').replace(TRAILING_PUNCTUATION, '');
+            if (value.length < 6 || PROSE_WORD.test(value))
+                continue;
+        }
+        if (isPlaceholder(value))
+            continue;
+        found.push({
+            start,
+            end: start + value.length,
+            kind: kindOfWord(m[1] ?? ''),
+            credential: false,
+            rank: RANK.setting,
+        });
+    }
+    return found;
+}
+/** Tools that take a password as an argument, and how: `-pVALUE` attached, or `-p VALUE`. */
+const COMMAND_LINES = [
+    {
+        tools: 'mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump|mariadb-admin',
+        flag: '-p',
+        attached: true,
+    },
+    { tools: '7z|7za|7zr', flag: '-p', attached: true },
+    { tools: 'sshpass', flag: '-p', attached: false },
+    { tools: 'docker|podman|nerdctl|buildah|skopeo|helm|oras|crane', flag: '-p', attached: false },
+    { tools: 'mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport', flag: '-p', attached: false },
+    { tools: 'redis-cli', flag: '-a', attached: false },
+    { tools: 'sqlcmd|bcp', flag: '-P', attached: false },
+    { tools: 'zip|unzip', flag: '-P', attached: false },
+    { tools: 'openssl', flag: '-pass(?:in|out)?[ \\t]+pass:', attached: true },
+];
+const COMMAND_PATTERNS = COMMAND_LINES.map(({ tools, flag, attached }) => new RegExp(`(?<![\\w.-])(?:${tools})(?![\\w.-])[^\\n]{0,300}?[ \\t]${flag}${attached ? '(?=[^\\s-])' : '[ \\t]+(?=[^\\s-])'}`, 'g'));
+function commandLineFindings(text) {
+    const found = [];
+    for (const pattern of COMMAND_PATTERNS) {
+        for (const m of text.matchAll(pattern)) {
+            const at = (m.index ?? 0) + m[0].length;
+            const rest = text.slice(at, at + 256);
+            const quoted = /^(["'])([^"'\n]{1,250})\1/.exec(rest);
+            const start = quoted ? at + 1 : at;
+            const value = quoted ? (quoted[2] ?? '') : (/^[^\s"'`;|&)]+/.exec(rest)?.[0] ?? '');
+            if (value === '' || isPlaceholder(value) || /^\$/.test(value))
+                continue;
+            found.push({
+                start,
+                end: start + value.length,
+                kind: 'password',
+                credential: false,
+                rank: RANK.setting,
+            });
+        }
+    }
+    return found;
+}
+function spokenFindings(text) {
+    return [...proseFindings(text), ...commandLineFindings(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/secret-filter.ts
+
+
+
+
+
+
+
+
+
+
+
+/** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
+class ContentSafetyError extends Error {
+    code = 'detector-failed';
+    constructor(cause) {
+        super(`content safety: the secret detector failed (${cause instanceof Error ? cause.name : typeof cause}); the answer is withheld`);
+        this.name = 'ContentSafetyError';
+    }
+}
+/** Overlapping findings become one span, named by the most specific detector among them. */
+function mergeFindings(findings) {
+    const sorted = [...findings].sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged = [];
+    for (const finding of sorted) {
+        const previous = merged.at(-1);
+        if (previous && finding.start < previous.end) {
+            previous.end = Math.max(previous.end, finding.end);
+            previous.credential ||= finding.credential;
+            if (finding.rank > previous.rank) {
+                previous.kind = finding.kind;
+                previous.rank = finding.rank;
+            }
+        }
+        else {
+            merged.push({ ...finding });
+        }
+    }
+    return merged;
+}
+function applyRedaction(text, spans) {
+    const kinds = {};
+    let out = '';
+    let at = 0;
+    for (const span of spans) {
+        out += `${text.slice(at, span.start)}[hidden: ${span.kind}]`;
+        at = span.end;
+        kinds[span.kind] = (kinds[span.kind] ?? 0) + 1;
+    }
+    return {
+        text: out + text.slice(at),
+        hidden: spans.length,
+        kinds,
+        spans: spans.map(({ start, end }) => ({ start, end })),
+    };
+}
+/**
+ * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
+ * provider formats they lack, whole private-key blocks (also base64-encoded) and bodies without their
+ * header lines, AWS secrets beside their key ID or alone by their shape, URL passwords, values of settings
+ * named for secrets, passwords in prose and on command lines, and the given extra secrets, all on the text
+ * with invisible characters dropped and NFKC applied; credentials also under up to four layers of base64,
+ * hex, URL, HTML-entity or backslash encoding, and cut at a line end or across string literals. Decisions
+ * rest on the text's form, never on known secret values (except the extra secrets), so hiding does not
+ * confirm a guess.
+ * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
+ */
+function secret_filter_createSecretFilter(options = {}) {
+    const extra = secretMatcher(options.extraSecrets ?? []);
+    const cache = new RedactionCache();
+    let scans = 0;
+    let cached = 0;
+    async function detectIn(text) {
+        return (await secretlintFindings(text)).concat(await encodedFindings(text, extra), formatFindings(text), keyMaterialFindings(text), pemBodyFindings(text), secretShapeFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
+    }
+    /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
+    async function detect(text) {
+        if (typeof text !== 'string')
+            throw new TypeError(`expected text, got ${typeof text}`);
+        scans++;
+        const normalized = normalizeForDetection(text);
+        if (normalized === null)
+            return mergeFindings(await detectIn(text));
+        const found = (await detectIn(normalized.text)).map((finding) => {
+            const [start, end] = originalSpan(normalized, finding.start, finding.end);
+            return { ...finding, start, end };
+        });
+        return mergeFindings(found);
+    }
+    async function safely(work) {
+        try {
+            return await work();
+        }
+        catch (error) {
+            throw new ContentSafetyError(error);
+        }
+    }
+    return {
+        redact: (text) => safely(async () => {
+            const key = cache.key(text);
+            const known = cache.get(key);
+            if (known) {
+                cached++;
+                return known;
+            }
+            const redaction = applyRedaction(text, await detect(text));
+            cache.set(key, redaction);
+            return redaction;
+        }),
+        findCredentials: (text) => safely(async () => {
+            const kinds = (await detect(text)).filter((f) => f.credential).map((f) => f.kind);
+            return [...new Set(kinds)].sort();
+        }),
+        stats: () => ({ scans, cached }),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
@@ -50815,7 +56637,11 @@ function readStepBasics(env = process.env, read = defaultRead) {
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
-function readJudgedSettings(env = process.env, read = defaultRead) {
+/**
+ * The settings that decide a verdict, read alike by main, the verify job and apply, each from its own step's
+ * inputs (the workflow file) and the run's event: none of them from the agent's job.
+ */
+function readJudgingRules(env = process.env, read = defaultRead) {
     const event = readEvent(env);
     const branch = boundBranch(read(Inputs.Branch), env, event);
     return {
@@ -50835,7 +56661,7 @@ function readSettings(env = process.env, read = defaultRead) {
     const writes = writesMode(read(Inputs.Writes));
     return {
         ...readStepBasics(env, read),
-        ...readJudgedSettings(env, read),
+        ...readJudgingRules(env, read),
         port: port(read(Inputs.Port)),
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
@@ -50936,7 +56762,7 @@ function readEvent(env) {
     if (!env.GITHUB_EVENT_PATH)
         return null;
     try {
-        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        return JSON.parse((0,external_node_fs_.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
     }
     catch {
         return null;
@@ -51057,10 +56883,10 @@ function workspaceFolder(value, env) {
         return null;
     const temp = env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)();
     if (/^(true|True|TRUE)$/.test(value))
-        return (0,external_node_path_namespaceObject.join)(temp, 'perimeter-workspaces');
+        return (0,external_node_path_.join)(temp, 'perimeter-workspaces');
     if (/[\0\r\n]/.test(value))
         throw new InputError(`${Inputs.Workspace}: expected false, true or a folder, got ${JSON.stringify(value)}`);
-    return (0,external_node_path_namespaceObject.isAbsolute)(value) ? (0,external_node_path_namespaceObject.resolve)(value) : (0,external_node_path_namespaceObject.resolve)(env.GITHUB_WORKSPACE || process.cwd(), value);
+    return (0,external_node_path_.isAbsolute)(value) ? (0,external_node_path_.resolve)(value) : (0,external_node_path_.resolve)(env.GITHUB_WORKSPACE || process.cwd(), value);
 }
 function directPushes(value) {
     if (value === '' || value === 'check')
@@ -57178,6 +63004,8 @@ const COMPARE_PAGE = 100;
 const TREES_ALONG = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
 const COMMIT_FILES_PAGE = 100;
+/** blobs read one by one for their sizes at most, when neither git nor a listing gave them */
+const SIZE_READS = 20;
 /**
  * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
  * change, so each is fetched once per process, and a listing that holds others fills their caches too.
@@ -57186,6 +63014,8 @@ class GitObjectReads {
     commits = new ShaCache();
     trees = new ShaCache();
     recursiveTrees = new ShaCache();
+    /** REST recursive listings made only for their sizes (git could not bring the blobs), by tree SHA */
+    sizeListings = new ShaCache();
     comparisons = new ShaCache();
     commitFiles = new ShaCache();
     blobs;
@@ -57198,7 +63028,7 @@ class GitObjectReads {
     gitHistory = null;
     /**
      * Blob sizes by SHA, from every listing GitHub gave and every blob read or written: the copy holds no
-     * blob, so its listings take their sizes from here.
+     * blob, so its listings take their sizes from here, and getBlobSizes the rest.
      */
     sizes = new Map();
     constructor(blobCacheBytes) {
@@ -57211,7 +63041,7 @@ class GitObjectReads {
     }
     async getTree(sha) {
         checkSha(sha);
-        const known = this.trees.peek(sha) ?? (await this.localTree(sha))?.entries;
+        const known = this.trees.peek(sha) ?? (await this.localTree(sha));
         if (known)
             return known;
         return this.trees.get(sha, async () => {
@@ -57220,24 +63050,19 @@ class GitObjectReads {
         });
     }
     /**
-     * A tree from the history copy, each blob with its size when known (`whole`: every one). Not kept in
+     * A tree's direct entries from the history copy, each blob with its size where one is known. Not kept in
      * `trees`: a listing of GitHub's, with every size, replaces it there when one is asked for.
      */
     async localTree(sha) {
         const entries = await this.gitHistory?.tree(sha);
         if (!entries)
             return null;
-        let whole = true;
         for (const entry of entries) {
-            if (entry.type !== 'blob')
-                continue;
-            const size = this.sizes.get(entry.sha);
-            if (size === undefined)
-                whole = false;
-            else
+            const size = entry.type === 'blob' ? this.sizes.get(entry.sha) : undefined;
+            if (size !== undefined)
                 entry.size = size;
         }
-        return { entries, whole };
+        return entries;
     }
     /** Keeps the sizes of a listing's blobs; the listing itself is returned. */
     learnSizes(entries) {
@@ -57257,7 +63082,7 @@ class GitObjectReads {
         const out = new Map();
         const wanted = [];
         for (const sha of new Set(shas)) {
-            const known = this.trees.peek(checkSha(sha)) ?? (await this.localTree(sha))?.entries;
+            const known = this.trees.peek(checkSha(sha)) ?? (await this.localTree(sha));
             if (known)
                 out.set(sha, known);
             else
@@ -57443,22 +63268,24 @@ class GitObjectReads {
         checkSha(sha);
         return this.recursiveTrees.get(sha, async () => {
             const local = await this.localTreeRecursive(sha);
-            if (local)
-                return { entries: local, truncated: false };
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
-            const entries = this.learnSizes(data.tree.map(treeEntry));
-            if (!data.truncated) {
-                for (const [tree, list] of subtrees(sha, entries))
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-            }
-            return { entries, truncated: Boolean(data.truncated) };
+            return local ? { entries: local, truncated: false } : this.listRecursive(sha);
         });
     }
+    /** One recursive listing of a tree by REST (its blobs' sizes learned, its whole subtrees kept). */
+    async listRecursive(sha) {
+        const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
+        const entries = this.learnSizes(data.tree.map(treeEntry));
+        if (!data.truncated) {
+            for (const [tree, list] of subtrees(sha, entries))
+                if (!this.trees.peek(tree))
+                    this.trees.set(tree, list);
+        }
+        return { entries, truncated: Boolean(data.truncated) };
+    }
     /**
-     * Every entry below a tree from the history copy, when it holds them all and every blob's size is known
-     * (GitHub's listing gives sizes; a tree with a blob never seen is listed by GitHub once, which teaches
-     * them). Null otherwise.
+     * Every entry below a tree from the history copy, when it holds every tree below it; a blob has its size
+     * only where one is known (the copy holds no blob: getBlobSizes gives the sizes an answer shows). Null
+     * otherwise.
      */
     async localTreeRecursive(sha) {
         if (!this.gitHistory)
@@ -57466,9 +63293,9 @@ class GitObjectReads {
         const out = [];
         const walk = async (tree, prefix) => {
             const listed = await this.localTree(tree);
-            if (!listed?.whole)
+            if (!listed)
                 return false;
-            for (const entry of listed.entries) {
+            for (const entry of listed) {
                 const path = prefix + entry.path;
                 out.push({ ...entry, path });
                 if (entry.type === 'tree' && !(await walk(entry.sha, `${path}/`)))
@@ -57477,6 +63304,31 @@ class GitObjectReads {
             return true;
         };
         return (await walk(sha, '')) ? out : null;
+    }
+    /**
+     * The sizes of blobs below `root` that an answer shows. Known ones at once; the rest are fetched over git,
+     * off both budgets, to the blob store's disk, not to memory (an answer names readable blobs only, so
+     * nothing hidden is fetched; the reads that usually follow fetch nothing more). What git cannot bring is sized by one recursive listing of `root`
+     * by REST (as before the copy), then by reading at most SIZE_READS blobs (GraphQL or REST); beyond that a blob stays unsized.
+     */
+    async getBlobSizes(shas, root) {
+        const unknown = () => [...new Set(shas)].filter((sha) => !this.sizes.has(checkSha(sha)));
+        if (unknown().length > 0 && this.gitBlobs)
+            for (const [sha, size] of await this.gitBlobs.sizes(unknown()))
+                this.sizes.set(sha, size);
+        if (unknown().length > 0 && root !== undefined)
+            await this.sizeListings.get(checkSha(root), () => this.listRecursive(root));
+        // a read that fails leaves its blob unsized: a size describes, it decides nothing
+        await Promise.allSettled(unknown()
+            .slice(0, SIZE_READS)
+            .map((sha) => this.getBlob(sha)));
+        const out = new Map();
+        for (const sha of shas) {
+            const size = this.sizes.get(sha);
+            if (size !== undefined)
+                out.set(sha, size);
+        }
+        return out;
     }
     /**
      * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
@@ -57617,7 +63469,7 @@ const PER_FETCH = 50_000;
 const stores = new Set();
 process.once('exit', () => {
     for (const dir of stores)
-        (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
 });
 /**
  * The clone URL of a repository on the GitHub that serves `apiUrl`: github.com's API is api.github.com, a
@@ -57638,6 +63490,8 @@ class GitBlobReader {
     storeDir = null;
     queue = new Map();
     running = null;
+    /** the store's last git work: fetches into it go one at a time */
+    turn = Promise.resolve();
     /** set when a fetch failed: from then on every read answers null at once */
     failed = false;
     /** git fetches made (each two HTTP requests) */
@@ -57676,6 +63530,27 @@ class GitBlobReader {
             this.running ??= this.drain();
         });
     }
+    /**
+     * Blob sizes: the blobs are fetched into the store as read() fetches them, but not read into memory
+     * (GitHub offers no size-only read over git: protocol v2's object-info is not advertised), so a size
+     * costs the blob's bytes on the wire and on disk, none in memory, and the read that usually follows no
+     * fetch. Those git could not bring are absent, all of them once git failed.
+     */
+    async sizes(shas) {
+        const unique = [...new Set(shas)];
+        if (this.failed || unique.length === 0)
+            return new Map();
+        const work = this.turn.then(async () => {
+            const store = await this.ensureStore();
+            await this.fetchMissing(store, unique);
+            return this.sizesIn(store, unique);
+        });
+        this.turn = work.catch(() => undefined);
+        return work.catch(() => {
+            this.failed = true;
+            return new Map();
+        });
+    }
     /** Removes the store; later reads start a new one. */
     close() {
         this.removeStore();
@@ -57698,22 +63573,48 @@ class GitBlobReader {
         }
         this.running = null;
     }
-    async fetch(shas) {
-        const store = await this.ensureStore();
+    fetch(shas) {
+        // one git fetch into the store at a time: sizes() fetches there too
+        const work = this.turn.then(async () => {
+            const store = await this.ensureStore();
+            await this.fetchMissing(store, shas);
+            const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
+            if (listed.code !== 0)
+                throw new Error(`git cat-file exited ${listed.code}`);
+            return parseBatch(listed.stdout);
+        });
+        this.turn = work.catch(() => undefined);
+        return work;
+    }
+    /** Fetches the blobs the store lacks (one fetch, none when it holds them all, as after sizes()). */
+    async fetchMissing(store, shas) {
+        const held = await this.sizesIn(store, shas);
+        const missing = shas.filter((sha) => !held.has(sha));
+        if (missing.length === 0)
+            return;
         this.fetches += 1;
         const fetch = ['-c', 'protocol.version=2', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
-        const fetched = await this.git([...fetch, '--no-auto-gc', '--stdin', this.options.url], store, `${shas.join('\n')}\n`);
+        const fetched = await this.git([...fetch, '--no-auto-gc', '--stdin', this.options.url], store, `${missing.join('\n')}\n`);
         if (fetched.code !== 0)
             throw new Error(`git fetch exited ${fetched.code}`);
-        const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
+    }
+    /** The sizes of the blobs the store holds (`cat-file --batch-check`: no content read). */
+    async sizesIn(store, shas) {
+        const listed = await this.git(['cat-file', '--batch-check'], store, `${shas.join('\n')}\n`);
         if (listed.code !== 0)
             throw new Error(`git cat-file exited ${listed.code}`);
-        return parseBatch(listed.stdout);
+        const sizes = new Map();
+        for (const line of listed.stdout.toString('latin1').split('\n')) {
+            const [sha, type, size] = line.split(' ');
+            if (type === 'blob' && sha !== undefined && size !== undefined)
+                sizes.set(sha, Number(size));
+        }
+        return sizes;
     }
     /** the bare repository the blobs are fetched into, made on first use */
     ensureStore() {
         this.store ??= (async () => {
-            const dir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(this.options.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), 'perimeter-blobs-'));
+            const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(this.options.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), 'perimeter-blobs-'));
             this.storeDir = dir;
             stores.add(dir);
             const made = await this.git(['init', '--quiet', '--bare'], dir, null);
@@ -57728,7 +63629,7 @@ class GitBlobReader {
         this.store = null;
         if (this.storeDir === null)
             return;
-        (0,external_node_fs_namespaceObject.rmSync)(this.storeDir, { recursive: true, force: true });
+        (0,external_node_fs_.rmSync)(this.storeDir, { recursive: true, force: true });
         stores.delete(this.storeDir);
         this.storeDir = null;
     }
@@ -57900,34 +63801,6 @@ class GitRefReader {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/git-binary.ts
-
-
-/**
- * The git binary a trusted process runs: by an absolute path, never by PATH (a directory on PATH may be one
- * the agent can write), and only when the file and its directory are root's and writable by no one else, so
- * no program the agent wrote or placed runs with the token. Null when no such git is installed: the caller
- * reads another way.
- */
-const CANDIDATES = ['/usr/bin/git', '/usr/local/bin/git', '/bin/git', '/opt/homebrew/bin/git'];
-let found;
-function trustedGit() {
-    if (found !== undefined)
-        return found;
-    found = CANDIDATES.find((path) => rootOwned(path) && rootOwned((0,external_node_path_namespaceObject.dirname)(path))) ?? null;
-    return found;
-}
-/** owned by root and not writable by group or others (lstat's view for the file: a symlink is refused) */
-function rootOwned(path) {
-    try {
-        const stat = (0,external_node_fs_namespaceObject.statSync)(path);
-        return stat.uid === 0 && (stat.mode & 0o022) === 0 && (stat.isDirectory() || stat.isFile());
-    }
-    catch {
-        return false;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/git-history.ts
 
 
@@ -57938,7 +63811,7 @@ const git_history_SHA = /^[0-9a-f]{40}$/;
 const copies = new Set();
 process.once('exit', () => {
     for (const dir of copies)
-        (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
 });
 class GitHistory {
     options;
@@ -58127,7 +64000,7 @@ class GitHistory {
         this.catFile?.close();
         this.catFile = null;
         if (this.dir !== null) {
-            (0,external_node_fs_namespaceObject.rmSync)(this.dir, { recursive: true, force: true });
+            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
             copies.delete(this.dir);
         }
     }
@@ -58176,7 +64049,7 @@ class GitHistory {
     }
     ensureDir() {
         this.ready ??= (async () => {
-            const dir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(this.options.parentDir, 'perimeter-history-'));
+            const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(this.options.parentDir, 'perimeter-history-'));
             this.dir = dir;
             copies.add(dir);
             for (const args of [
@@ -58492,7 +64365,73 @@ function repositoryFileOf(answer, ref) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-conversations.ts
+const openPull = (data) => ({
+    number: data.number,
+    url: data.html_url,
+    base: data.base.ref,
+    draft: data.draft === true,
+    labels: data.labels.map((l) => l.name),
+});
+const post = (data) => ({
+    author: data.user?.login ?? null,
+    body: data.body ?? '',
+    createdAt: data.created_at,
+});
+function octokitConversations(rest, owner) {
+    return {
+        async findOpenPullRequest(head) {
+            // GitHub lists at most one open pull request per head and base; one per head is what Perimeter opens
+            const data = await rest.read(`find the pull request from ${head}`, 'GET /repos/{owner}/{repo}/pulls', { state: 'open', head: `${owner}:${head}`, per_page: 100 });
+            return data.length === 0 ? null : openPull(data[0]);
+        },
+        async updatePullRequest(number, change) {
+            const data = await rest.write(`update pull request #${number}`, 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { pull_number: number, title: change.title, body: change.body });
+            return openPull(data);
+        },
+        async addLabels(number, labels) {
+            await rest.write(`label #${number}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+                issue_number: number,
+                labels,
+            });
+        },
+        async createIssueComment(number, body) {
+            const data = await rest.write(`comment on #${number}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { issue_number: number, body });
+            return { id: data.id, url: data.html_url };
+        },
+        async getThread(number, maxComments) {
+            const issue = await rest.read(`read #${number}`, 'GET /repos/{owner}/{repo}/issues/{issue_number}', { issue_number: number });
+            const comments = [];
+            let complete = false;
+            for (let page = 1; comments.length < maxComments; page++) {
+                const data = await rest.read(`read the comments of #${number}`, 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { issue_number: number, per_page: 100, page });
+                comments.push(...data.map(post));
+                if (data.length < 100) {
+                    complete = comments.length <= maxComments;
+                    break;
+                }
+            }
+            const thread = {
+                number: issue.number,
+                kind: issue.pull_request === undefined ? 'issue' : 'pull_request',
+                url: issue.html_url,
+                state: issue.state,
+                title: issue.title,
+                opening: post(issue),
+                comments: comments.slice(0, maxComments),
+                complete,
+            };
+            return thread;
+        },
+        async getPermission(login) {
+            const data = await rest.read(`read the permission of ${login}`, 'GET /repos/{owner}/{repo}/collaborators/{username}/permission', { username: login });
+            return data.permission;
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
+
 
 
 
@@ -58869,6 +64808,16 @@ class OctokitUpstream extends GitObjectReads {
             });
         return { number: data.number, url: data.html_url };
     }
+    conversations() {
+        return (this.conversationsRole ??= octokitConversations(this.rest, this.owner));
+    }
+    conversationsRole;
+    findOpenPullRequest = (head) => this.conversations().findOpenPullRequest(head);
+    updatePullRequest = (n, change) => this.conversations().updatePullRequest(n, change);
+    addLabels = (n, labels) => this.conversations().addLabels(n, labels);
+    createIssueComment = (n, body) => this.conversations().createIssueComment(n, body);
+    getThread = (n, max) => this.conversations().getThread(n, max);
+    getPermission = (login) => this.conversations().getPermission(login);
     async createPullRequestReview(number, review) {
         const data = await this.rest.write(`review pull request #${number}`, 'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { pull_number: number, event: review.event, body: review.body, commit_id: review.commitId });
         return { id: data.id, url: data.html_url };
@@ -59111,7 +65060,7 @@ const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(t
  * main's directory, its path and SHA-256 in the state, which the job's steps cannot change.
  */
 function saveStateFile(store, keys, path, text) {
-    (0,external_node_fs_namespaceObject.writeFileSync)(path, text, { mode: 0o600 });
+    (0,external_node_fs_.writeFileSync)(path, text, { mode: 0o600 });
     store.save(keys.path, path);
     store.save(keys.digest, sha256(text));
 }
@@ -59154,13 +65103,14 @@ function readStateFile(store, keys) {
 
 
 
+
 /** dist/main/index.js -> the action's directory (action.yml, dist/) */
 function actionDir() {
-    return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', '..');
+    return (0,external_node_path_.join)((0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', '..');
 }
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript() {
-    return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
+    return (0,external_node_path_.join)((0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
 }
 /**
  * The main step: read the trusted config, snapshot the refs, start the gateway, hand out endpoints.
@@ -59191,7 +65141,7 @@ async function runMain() {
 async function start(settings, upstream, store, gatewayScript, secrets) {
     // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns. With isolation
     // its launcher waits instead, and the gateway starts once main hands the configuration over.
-    const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
+    const workDir = (0,external_node_fs_.realpathSync)((0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(settings.tempDir, 'perimeter-')));
     let home = null;
     if (settings.isolation === 'user') {
         const warning = checkIsolationSupport();
@@ -59199,7 +65149,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
             core_warning(warning, { title: 'Perimeter isolation' });
         home = prepareGatewayHome(process.execPath, gatewayScript);
     }
-    const logPath = home ? home.logPath : (0,external_node_path_namespaceObject.join)(workDir, 'gateway.log');
+    const logPath = home ? home.logPath : (0,external_node_path_.join)(workDir, 'gateway.log');
     const isolated = home;
     const gateway = spawnGateway({
         script: gatewayScript,
@@ -59218,7 +65168,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     catch (error) {
         // nothing was served: the child and its directory go, as if never started
         gateway.kill();
-        (0,external_node_fs_namespaceObject.rmSync)(workDir, { recursive: true, force: true });
+        (0,external_node_fs_.rmSync)(workDir, { recursive: true, force: true });
         throw error;
     }
 }
@@ -59237,10 +65187,21 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         throw startRead.reason;
     const { defaultBranch, configRef, configText } = configRead.value;
     const { startedAt, snapshot } = startRead.value;
-    const { config, perimeters: selected } = loadPerimeters(configText, settings.configFile, settings.perimeters, settings.branch, defaultBranch);
-    const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
-    if (note !== null)
-        notice(note, { title: 'Perimeter: who triggered this run' });
+    const { perimeters, trust, warning } = await establishPerimeters(upstream, {
+        file: settings.configFile,
+        text: configText,
+        names: settings.perimeters,
+        configRef: settings.configRef,
+        branch: settings.branch,
+        defaultBranch,
+        eventName: settings.eventName,
+        event: settings.event,
+        heads: snapshot,
+    });
+    if (trust !== null)
+        notice(trust, { title: 'Perimeter: who triggered this run' });
+    if (warning !== null)
+        core_warning(warning);
     const names = perimeters.map((p) => p.name);
     const variables = tokenVariables(names);
     const unexposed = Object.keys(settings.endpointSecrets).filter((name) => !names.includes(name));
@@ -59248,21 +65209,12 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         throw new ActionError(`${Inputs.EndpointSecrets}: ${unexposed.map((n) => JSON.stringify(n)).join(', ')} not exposed by this ` +
             `step (exposed: ${names.join(', ')})`);
     }
-    info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
     const startHead = snapshot[`refs/heads/${settings.branch}`];
     if (startHead === undefined) {
         throw new ActionError(`branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
             `create it before this step or set the ${Inputs.Branch} input`);
     }
-    const warning = await checkConfigRef(upstream, {
-        configRef: settings.configRef,
-        defaultBranch,
-        branch: settings.branch,
-        perimeters,
-        heads: snapshot,
-    });
-    if (warning !== null)
-        core_warning(warning);
+    info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
     // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
     // statuses: write, and any status on the receipt's context during the job is forged. With writes: stage the
     // apply job's receipt is the one, and the job's token needs no write permission at all.
@@ -59274,7 +65226,7 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
     store.save(constants_State.Perimeters, JSON.stringify(names));
     store.save(constants_State.ConfigFile, settings.configFile);
     store.save(constants_State.ConfigRef, configRef);
-    const stateFiles = [(0,external_node_path_namespaceObject.join)(workDir, DEFAULT_CONFIG_FILE), (0,external_node_path_namespaceObject.join)(workDir, 'start-refs.json')];
+    const stateFiles = [(0,external_node_path_.join)(workDir, DEFAULT_CONFIG_FILE), (0,external_node_path_.join)(workDir, 'start-refs.json')];
     saveStateFile(store, CONFIG_FILE_KEYS, stateFiles[0], configText);
     store.save(constants_State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
     store.save(constants_State.StartedAt, startedAt);
@@ -59299,11 +65251,11 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         core_setSecret(value);
         secrets.push(value);
     }
-    const ledgerPath = (0,external_node_path_namespaceObject.join)(gatewayDir, 'ledger.jsonl');
+    const ledgerPath = (0,external_node_path_.join)(gatewayDir, 'ledger.jsonl');
     store.save(constants_State.LedgerPath, ledgerPath);
     store.save(constants_State.LedgerKey, ledgerKey);
     store.save(constants_State.LogPath, logPath);
-    const stagePath = settings.writes === 'stage' ? (0,external_node_path_namespaceObject.join)(gatewayDir, 'staged.json') : undefined;
+    const stagePath = settings.writes === 'stage' ? (0,external_node_path_.join)(gatewayDir, 'staged.json') : undefined;
     if (stagePath)
         store.save(constants_State.StagePath, stagePath);
     const { pid, port, controlPort, egressPort } = await gateway.configure({
@@ -59322,15 +65274,25 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         writesPerMinute: settings.writesPerMinute,
         ledgerPath,
         ledgerKey,
-        readyFile: (0,external_node_path_namespaceObject.join)(gatewayDir, 'ready.json'),
+        readyFile: (0,external_node_path_.join)(gatewayDir, 'ready.json'),
         ...(stagePath ? { stagePath } : {}),
+        conversation: {
+            thread: triggerThread(settings.eventName, settings.event),
+            receiptUrl: settings.runUrl ?? null,
+            statusContext: settings.statusContext,
+            record: settings.record.name,
+        },
         ...(controlSecret ? { controlSecret } : {}),
         ...(home ? { egress: { allow: settings.agentEgress } } : {}),
     }, { timeoutMs: READY_TIMEOUT_MS, secrets });
     // (a refused status ends the gateway in start() before post could be told of it)
     await pending;
-    if (home && egressPort !== undefined)
-        setAgentProxy(home.agent, egressPort);
+    if (home) {
+        // the agent's user reaches these two ports and nothing else: without the proxy it would reach no host at all
+        if (egressPort === undefined)
+            throw new ActionError('isolation: the gateway started no egress proxy for the agent');
+        openAgentPorts(home.agent, { gateway: port, proxy: egressPort });
+    }
     store.save(constants_State.GatewayPid, String(pid));
     if (controlSecret)
         store.save(constants_State.Isolation, JSON.stringify({ controlPort, controlSecret }));
@@ -59454,8 +65416,10 @@ async function handOutAll(settings, upstream, context) {
         folder: settings.workspace,
         // with isolation, the git main checked is root's (never one on the step's PATH)
         ...(context.home ? { git: trustedBinary('git') } : {}),
+        // the gateway's filter, with the same values it hides wherever they appear (src/gateway/assemble.ts)
+        filter: secret_filter_createSecretFilter({ extraSecrets: [settings.token, ...context.endpoints.map((e) => e.secret)] }),
     });
-    const cli = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'cli', 'index.js');
+    const cli = (0,external_node_path_.join)((0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'cli', 'index.js');
     const { home } = context;
     // with isolation each workspace becomes the agent's user's, in its directory
     if (home) {
@@ -59464,7 +65428,7 @@ async function handOutAll(settings, upstream, context) {
     }
     for (const workspace of workspaces) {
         const endpoint = context.endpoints.find((e) => e.name === workspace.perimeter);
-        const statePath = (0,external_node_path_namespaceObject.join)(context.workDir, `workspace-${workspace.perimeter}.json`);
+        const statePath = (0,external_node_path_.join)(context.workDir, `workspace-${workspace.perimeter}.json`);
         writeWorkspaceState(statePath, {
             version: 1,
             perimeter: workspace.perimeter,
@@ -59513,6 +65477,14 @@ async function markPending(upstream, sha, settings) {
 
 /***/ }),
 
+/***/ 75:
+/***/ ((module) => {
+
+module.exports = eval("require")("supports-color");
+
+
+/***/ }),
+
 /***/ 2613:
 /***/ ((module) => {
 
@@ -59524,6 +65496,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 
 /***/ }),
 
@@ -59611,6 +65590,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events"
 
 /***/ }),
 
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
 /***/ 7067:
 /***/ ((module) => {
 
@@ -59629,6 +65615,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 
 /***/ }),
 
@@ -59713,6 +65706,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decod
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 2018:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tty");
 
 /***/ }),
 
@@ -68473,6 +74473,6082 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
+/***/ 7639:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   c: () => (/* binding */ commonjsGlobal),
+/* harmony export */   r: () => (/* binding */ rules)
+/* harmony export */ });
+/* unused harmony export a */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6760);
+
+
+var commonjsGlobal = typeof globalThis !== 'undefined' ? globalThis : typeof window !== 'undefined' ? window : typeof global !== 'undefined' ? global : typeof self !== 'undefined' ? self : {};
+
+var regexpStringMatcher = {};
+
+/**
+ * lodash (Custom Build) <https://lodash.com/>
+ * Build: `lodash modularize exports="npm" -o ./`
+ * Copyright jQuery Foundation and other contributors <https://jquery.org/>
+ * Released under MIT license <https://lodash.com/license>
+ * Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
+ * Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
+ */
+
+var lodash_uniq;
+var hasRequiredLodash_uniq;
+
+function requireLodash_uniq () {
+	if (hasRequiredLodash_uniq) return lodash_uniq;
+	hasRequiredLodash_uniq = 1;
+	/** Used as the size to enable large array optimizations. */
+	var LARGE_ARRAY_SIZE = 200;
+
+	/** Used to stand-in for `undefined` hash values. */
+	var HASH_UNDEFINED = '__lodash_hash_undefined__';
+
+	/** Used as references for various `Number` constants. */
+	var INFINITY = 1 / 0;
+
+	/** `Object#toString` result references. */
+	var funcTag = '[object Function]',
+	    genTag = '[object GeneratorFunction]';
+
+	/**
+	 * Used to match `RegExp`
+	 * [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+	 */
+	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+
+	/** Used to detect host constructors (Safari). */
+	var reIsHostCtor = /^\[object .+?Constructor\]$/;
+
+	/** Detect free variable `global` from Node.js. */
+	var freeGlobal = typeof commonjsGlobal == 'object' && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+
+	/** Detect free variable `self`. */
+	var freeSelf = typeof self == 'object' && self && self.Object === Object && self;
+
+	/** Used as a reference to the global object. */
+	var root = freeGlobal || freeSelf || Function('return this')();
+
+	/**
+	 * A specialized version of `_.includes` for arrays without support for
+	 * specifying an index to search from.
+	 *
+	 * @private
+	 * @param {Array} [array] The array to inspect.
+	 * @param {*} target The value to search for.
+	 * @returns {boolean} Returns `true` if `target` is found, else `false`.
+	 */
+	function arrayIncludes(array, value) {
+	  var length = array ? array.length : 0;
+	  return !!length && baseIndexOf(array, value, 0) > -1;
+	}
+
+	/**
+	 * The base implementation of `_.findIndex` and `_.findLastIndex` without
+	 * support for iteratee shorthands.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {Function} predicate The function invoked per iteration.
+	 * @param {number} fromIndex The index to search from.
+	 * @param {boolean} [fromRight] Specify iterating from right to left.
+	 * @returns {number} Returns the index of the matched value, else `-1`.
+	 */
+	function baseFindIndex(array, predicate, fromIndex, fromRight) {
+	  var length = array.length,
+	      index = fromIndex + (-1);
+
+	  while ((++index < length)) {
+	    if (predicate(array[index], index, array)) {
+	      return index;
+	    }
+	  }
+	  return -1;
+	}
+
+	/**
+	 * The base implementation of `_.indexOf` without `fromIndex` bounds checks.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {*} value The value to search for.
+	 * @param {number} fromIndex The index to search from.
+	 * @returns {number} Returns the index of the matched value, else `-1`.
+	 */
+	function baseIndexOf(array, value, fromIndex) {
+	  if (value !== value) {
+	    return baseFindIndex(array, baseIsNaN, fromIndex);
+	  }
+	  var index = fromIndex - 1,
+	      length = array.length;
+
+	  while (++index < length) {
+	    if (array[index] === value) {
+	      return index;
+	    }
+	  }
+	  return -1;
+	}
+
+	/**
+	 * The base implementation of `_.isNaN` without support for number objects.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
+	 */
+	function baseIsNaN(value) {
+	  return value !== value;
+	}
+
+	/**
+	 * Checks if a cache value for `key` exists.
+	 *
+	 * @private
+	 * @param {Object} cache The cache to query.
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function cacheHas(cache, key) {
+	  return cache.has(key);
+	}
+
+	/**
+	 * Gets the value at `key` of `object`.
+	 *
+	 * @private
+	 * @param {Object} [object] The object to query.
+	 * @param {string} key The key of the property to get.
+	 * @returns {*} Returns the property value.
+	 */
+	function getValue(object, key) {
+	  return object == null ? undefined : object[key];
+	}
+
+	/**
+	 * Checks if `value` is a host object in IE < 9.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+	 */
+	function isHostObject(value) {
+	  // Many host objects are `Object` objects that can coerce to strings
+	  // despite having improperly defined `toString` methods.
+	  var result = false;
+	  if (value != null && typeof value.toString != 'function') {
+	    try {
+	      result = !!(value + '');
+	    } catch (e) {}
+	  }
+	  return result;
+	}
+
+	/**
+	 * Converts `set` to an array of its values.
+	 *
+	 * @private
+	 * @param {Object} set The set to convert.
+	 * @returns {Array} Returns the values.
+	 */
+	function setToArray(set) {
+	  var index = -1,
+	      result = Array(set.size);
+
+	  set.forEach(function(value) {
+	    result[++index] = value;
+	  });
+	  return result;
+	}
+
+	/** Used for built-in method references. */
+	var arrayProto = Array.prototype,
+	    funcProto = Function.prototype,
+	    objectProto = Object.prototype;
+
+	/** Used to detect overreaching core-js shims. */
+	var coreJsData = root['__core-js_shared__'];
+
+	/** Used to detect methods masquerading as native. */
+	var maskSrcKey = (function() {
+	  var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || '');
+	  return uid ? ('Symbol(src)_1.' + uid) : '';
+	}());
+
+	/** Used to resolve the decompiled source of functions. */
+	var funcToString = funcProto.toString;
+
+	/** Used to check objects for own properties. */
+	var hasOwnProperty = objectProto.hasOwnProperty;
+
+	/**
+	 * Used to resolve the
+	 * [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+	 * of values.
+	 */
+	var objectToString = objectProto.toString;
+
+	/** Used to detect if a method is native. */
+	var reIsNative = RegExp('^' +
+	  funcToString.call(hasOwnProperty).replace(reRegExpChar, '\\$&')
+	  .replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, '$1.*?') + '$'
+	);
+
+	/** Built-in value references. */
+	var splice = arrayProto.splice;
+
+	/* Built-in method references that are verified to be native. */
+	var Map = getNative(root, 'Map'),
+	    Set = getNative(root, 'Set'),
+	    nativeCreate = getNative(Object, 'create');
+
+	/**
+	 * Creates a hash object.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [entries] The key-value pairs to cache.
+	 */
+	function Hash(entries) {
+	  var index = -1,
+	      length = entries ? entries.length : 0;
+
+	  this.clear();
+	  while (++index < length) {
+	    var entry = entries[index];
+	    this.set(entry[0], entry[1]);
+	  }
+	}
+
+	/**
+	 * Removes all key-value entries from the hash.
+	 *
+	 * @private
+	 * @name clear
+	 * @memberOf Hash
+	 */
+	function hashClear() {
+	  this.__data__ = nativeCreate ? nativeCreate(null) : {};
+	}
+
+	/**
+	 * Removes `key` and its value from the hash.
+	 *
+	 * @private
+	 * @name delete
+	 * @memberOf Hash
+	 * @param {Object} hash The hash to modify.
+	 * @param {string} key The key of the value to remove.
+	 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	 */
+	function hashDelete(key) {
+	  return this.has(key) && delete this.__data__[key];
+	}
+
+	/**
+	 * Gets the hash value for `key`.
+	 *
+	 * @private
+	 * @name get
+	 * @memberOf Hash
+	 * @param {string} key The key of the value to get.
+	 * @returns {*} Returns the entry value.
+	 */
+	function hashGet(key) {
+	  var data = this.__data__;
+	  if (nativeCreate) {
+	    var result = data[key];
+	    return result === HASH_UNDEFINED ? undefined : result;
+	  }
+	  return hasOwnProperty.call(data, key) ? data[key] : undefined;
+	}
+
+	/**
+	 * Checks if a hash value for `key` exists.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf Hash
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function hashHas(key) {
+	  var data = this.__data__;
+	  return nativeCreate ? data[key] !== undefined : hasOwnProperty.call(data, key);
+	}
+
+	/**
+	 * Sets the hash `key` to `value`.
+	 *
+	 * @private
+	 * @name set
+	 * @memberOf Hash
+	 * @param {string} key The key of the value to set.
+	 * @param {*} value The value to set.
+	 * @returns {Object} Returns the hash instance.
+	 */
+	function hashSet(key, value) {
+	  var data = this.__data__;
+	  data[key] = (nativeCreate && value === undefined) ? HASH_UNDEFINED : value;
+	  return this;
+	}
+
+	// Add methods to `Hash`.
+	Hash.prototype.clear = hashClear;
+	Hash.prototype['delete'] = hashDelete;
+	Hash.prototype.get = hashGet;
+	Hash.prototype.has = hashHas;
+	Hash.prototype.set = hashSet;
+
+	/**
+	 * Creates an list cache object.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [entries] The key-value pairs to cache.
+	 */
+	function ListCache(entries) {
+	  var index = -1,
+	      length = entries ? entries.length : 0;
+
+	  this.clear();
+	  while (++index < length) {
+	    var entry = entries[index];
+	    this.set(entry[0], entry[1]);
+	  }
+	}
+
+	/**
+	 * Removes all key-value entries from the list cache.
+	 *
+	 * @private
+	 * @name clear
+	 * @memberOf ListCache
+	 */
+	function listCacheClear() {
+	  this.__data__ = [];
+	}
+
+	/**
+	 * Removes `key` and its value from the list cache.
+	 *
+	 * @private
+	 * @name delete
+	 * @memberOf ListCache
+	 * @param {string} key The key of the value to remove.
+	 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	 */
+	function listCacheDelete(key) {
+	  var data = this.__data__,
+	      index = assocIndexOf(data, key);
+
+	  if (index < 0) {
+	    return false;
+	  }
+	  var lastIndex = data.length - 1;
+	  if (index == lastIndex) {
+	    data.pop();
+	  } else {
+	    splice.call(data, index, 1);
+	  }
+	  return true;
+	}
+
+	/**
+	 * Gets the list cache value for `key`.
+	 *
+	 * @private
+	 * @name get
+	 * @memberOf ListCache
+	 * @param {string} key The key of the value to get.
+	 * @returns {*} Returns the entry value.
+	 */
+	function listCacheGet(key) {
+	  var data = this.__data__,
+	      index = assocIndexOf(data, key);
+
+	  return index < 0 ? undefined : data[index][1];
+	}
+
+	/**
+	 * Checks if a list cache value for `key` exists.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf ListCache
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function listCacheHas(key) {
+	  return assocIndexOf(this.__data__, key) > -1;
+	}
+
+	/**
+	 * Sets the list cache `key` to `value`.
+	 *
+	 * @private
+	 * @name set
+	 * @memberOf ListCache
+	 * @param {string} key The key of the value to set.
+	 * @param {*} value The value to set.
+	 * @returns {Object} Returns the list cache instance.
+	 */
+	function listCacheSet(key, value) {
+	  var data = this.__data__,
+	      index = assocIndexOf(data, key);
+
+	  if (index < 0) {
+	    data.push([key, value]);
+	  } else {
+	    data[index][1] = value;
+	  }
+	  return this;
+	}
+
+	// Add methods to `ListCache`.
+	ListCache.prototype.clear = listCacheClear;
+	ListCache.prototype['delete'] = listCacheDelete;
+	ListCache.prototype.get = listCacheGet;
+	ListCache.prototype.has = listCacheHas;
+	ListCache.prototype.set = listCacheSet;
+
+	/**
+	 * Creates a map cache object to store key-value pairs.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [entries] The key-value pairs to cache.
+	 */
+	function MapCache(entries) {
+	  var index = -1,
+	      length = entries ? entries.length : 0;
+
+	  this.clear();
+	  while (++index < length) {
+	    var entry = entries[index];
+	    this.set(entry[0], entry[1]);
+	  }
+	}
+
+	/**
+	 * Removes all key-value entries from the map.
+	 *
+	 * @private
+	 * @name clear
+	 * @memberOf MapCache
+	 */
+	function mapCacheClear() {
+	  this.__data__ = {
+	    'hash': new Hash,
+	    'map': new (Map || ListCache),
+	    'string': new Hash
+	  };
+	}
+
+	/**
+	 * Removes `key` and its value from the map.
+	 *
+	 * @private
+	 * @name delete
+	 * @memberOf MapCache
+	 * @param {string} key The key of the value to remove.
+	 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	 */
+	function mapCacheDelete(key) {
+	  return getMapData(this, key)['delete'](key);
+	}
+
+	/**
+	 * Gets the map value for `key`.
+	 *
+	 * @private
+	 * @name get
+	 * @memberOf MapCache
+	 * @param {string} key The key of the value to get.
+	 * @returns {*} Returns the entry value.
+	 */
+	function mapCacheGet(key) {
+	  return getMapData(this, key).get(key);
+	}
+
+	/**
+	 * Checks if a map value for `key` exists.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf MapCache
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function mapCacheHas(key) {
+	  return getMapData(this, key).has(key);
+	}
+
+	/**
+	 * Sets the map `key` to `value`.
+	 *
+	 * @private
+	 * @name set
+	 * @memberOf MapCache
+	 * @param {string} key The key of the value to set.
+	 * @param {*} value The value to set.
+	 * @returns {Object} Returns the map cache instance.
+	 */
+	function mapCacheSet(key, value) {
+	  getMapData(this, key).set(key, value);
+	  return this;
+	}
+
+	// Add methods to `MapCache`.
+	MapCache.prototype.clear = mapCacheClear;
+	MapCache.prototype['delete'] = mapCacheDelete;
+	MapCache.prototype.get = mapCacheGet;
+	MapCache.prototype.has = mapCacheHas;
+	MapCache.prototype.set = mapCacheSet;
+
+	/**
+	 *
+	 * Creates an array cache object to store unique values.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [values] The values to cache.
+	 */
+	function SetCache(values) {
+	  var index = -1,
+	      length = values ? values.length : 0;
+
+	  this.__data__ = new MapCache;
+	  while (++index < length) {
+	    this.add(values[index]);
+	  }
+	}
+
+	/**
+	 * Adds `value` to the array cache.
+	 *
+	 * @private
+	 * @name add
+	 * @memberOf SetCache
+	 * @alias push
+	 * @param {*} value The value to cache.
+	 * @returns {Object} Returns the cache instance.
+	 */
+	function setCacheAdd(value) {
+	  this.__data__.set(value, HASH_UNDEFINED);
+	  return this;
+	}
+
+	/**
+	 * Checks if `value` is in the array cache.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf SetCache
+	 * @param {*} value The value to search for.
+	 * @returns {number} Returns `true` if `value` is found, else `false`.
+	 */
+	function setCacheHas(value) {
+	  return this.__data__.has(value);
+	}
+
+	// Add methods to `SetCache`.
+	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+	SetCache.prototype.has = setCacheHas;
+
+	/**
+	 * Gets the index at which the `key` is found in `array` of key-value pairs.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {*} key The key to search for.
+	 * @returns {number} Returns the index of the matched value, else `-1`.
+	 */
+	function assocIndexOf(array, key) {
+	  var length = array.length;
+	  while (length--) {
+	    if (eq(array[length][0], key)) {
+	      return length;
+	    }
+	  }
+	  return -1;
+	}
+
+	/**
+	 * The base implementation of `_.isNative` without bad shim checks.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is a native function,
+	 *  else `false`.
+	 */
+	function baseIsNative(value) {
+	  if (!isObject(value) || isMasked(value)) {
+	    return false;
+	  }
+	  var pattern = (isFunction(value) || isHostObject(value)) ? reIsNative : reIsHostCtor;
+	  return pattern.test(toSource(value));
+	}
+
+	/**
+	 * The base implementation of `_.uniqBy` without support for iteratee shorthands.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {Function} [iteratee] The iteratee invoked per element.
+	 * @param {Function} [comparator] The comparator invoked per element.
+	 * @returns {Array} Returns the new duplicate free array.
+	 */
+	function baseUniq(array, iteratee, comparator) {
+	  var index = -1,
+	      includes = arrayIncludes,
+	      length = array.length,
+	      isCommon = true,
+	      result = [],
+	      seen = result;
+
+	  if (length >= LARGE_ARRAY_SIZE) {
+	    var set = createSet(array);
+	    if (set) {
+	      return setToArray(set);
+	    }
+	    isCommon = false;
+	    includes = cacheHas;
+	    seen = new SetCache;
+	  }
+	  else {
+	    seen = result;
+	  }
+	  outer:
+	  while (++index < length) {
+	    var value = array[index],
+	        computed = value;
+
+	    value = (value !== 0) ? value : 0;
+	    if (isCommon && computed === computed) {
+	      var seenIndex = seen.length;
+	      while (seenIndex--) {
+	        if (seen[seenIndex] === computed) {
+	          continue outer;
+	        }
+	      }
+	      result.push(value);
+	    }
+	    else if (!includes(seen, computed, comparator)) {
+	      if (seen !== result) {
+	        seen.push(computed);
+	      }
+	      result.push(value);
+	    }
+	  }
+	  return result;
+	}
+
+	/**
+	 * Creates a set object of `values`.
+	 *
+	 * @private
+	 * @param {Array} values The values to add to the set.
+	 * @returns {Object} Returns the new set.
+	 */
+	var createSet = !(Set && (1 / setToArray(new Set([,-0]))[1]) == INFINITY) ? noop : function(values) {
+	  return new Set(values);
+	};
+
+	/**
+	 * Gets the data for `map`.
+	 *
+	 * @private
+	 * @param {Object} map The map to query.
+	 * @param {string} key The reference key.
+	 * @returns {*} Returns the map data.
+	 */
+	function getMapData(map, key) {
+	  var data = map.__data__;
+	  return isKeyable(key)
+	    ? data[typeof key == 'string' ? 'string' : 'hash']
+	    : data.map;
+	}
+
+	/**
+	 * Gets the native function at `key` of `object`.
+	 *
+	 * @private
+	 * @param {Object} object The object to query.
+	 * @param {string} key The key of the method to get.
+	 * @returns {*} Returns the function if it's native, else `undefined`.
+	 */
+	function getNative(object, key) {
+	  var value = getValue(object, key);
+	  return baseIsNative(value) ? value : undefined;
+	}
+
+	/**
+	 * Checks if `value` is suitable for use as unique object key.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+	 */
+	function isKeyable(value) {
+	  var type = typeof value;
+	  return (type == 'string' || type == 'number' || type == 'symbol' || type == 'boolean')
+	    ? (value !== '__proto__')
+	    : (value === null);
+	}
+
+	/**
+	 * Checks if `func` has its source masked.
+	 *
+	 * @private
+	 * @param {Function} func The function to check.
+	 * @returns {boolean} Returns `true` if `func` is masked, else `false`.
+	 */
+	function isMasked(func) {
+	  return !!maskSrcKey && (maskSrcKey in func);
+	}
+
+	/**
+	 * Converts `func` to its source code.
+	 *
+	 * @private
+	 * @param {Function} func The function to process.
+	 * @returns {string} Returns the source code.
+	 */
+	function toSource(func) {
+	  if (func != null) {
+	    try {
+	      return funcToString.call(func);
+	    } catch (e) {}
+	    try {
+	      return (func + '');
+	    } catch (e) {}
+	  }
+	  return '';
+	}
+
+	/**
+	 * Creates a duplicate-free version of an array, using
+	 * [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	 * for equality comparisons, in which only the first occurrence of each
+	 * element is kept.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 0.1.0
+	 * @category Array
+	 * @param {Array} array The array to inspect.
+	 * @returns {Array} Returns the new duplicate free array.
+	 * @example
+	 *
+	 * _.uniq([2, 1, 2]);
+	 * // => [2, 1]
+	 */
+	function uniq(array) {
+	  return (array && array.length)
+	    ? baseUniq(array)
+	    : [];
+	}
+
+	/**
+	 * Performs a
+	 * [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	 * comparison between two values to determine if they are equivalent.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 4.0.0
+	 * @category Lang
+	 * @param {*} value The value to compare.
+	 * @param {*} other The other value to compare.
+	 * @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+	 * @example
+	 *
+	 * var object = { 'a': 1 };
+	 * var other = { 'a': 1 };
+	 *
+	 * _.eq(object, object);
+	 * // => true
+	 *
+	 * _.eq(object, other);
+	 * // => false
+	 *
+	 * _.eq('a', 'a');
+	 * // => true
+	 *
+	 * _.eq('a', Object('a'));
+	 * // => false
+	 *
+	 * _.eq(NaN, NaN);
+	 * // => true
+	 */
+	function eq(value, other) {
+	  return value === other || (value !== value && other !== other);
+	}
+
+	/**
+	 * Checks if `value` is classified as a `Function` object.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 0.1.0
+	 * @category Lang
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is a function, else `false`.
+	 * @example
+	 *
+	 * _.isFunction(_);
+	 * // => true
+	 *
+	 * _.isFunction(/abc/);
+	 * // => false
+	 */
+	function isFunction(value) {
+	  // The use of `Object#toString` avoids issues with the `typeof` operator
+	  // in Safari 8-9 which returns 'object' for typed array and other constructors.
+	  var tag = isObject(value) ? objectToString.call(value) : '';
+	  return tag == funcTag || tag == genTag;
+	}
+
+	/**
+	 * Checks if `value` is the
+	 * [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+	 * of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 0.1.0
+	 * @category Lang
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is an object, else `false`.
+	 * @example
+	 *
+	 * _.isObject({});
+	 * // => true
+	 *
+	 * _.isObject([1, 2, 3]);
+	 * // => true
+	 *
+	 * _.isObject(_.noop);
+	 * // => true
+	 *
+	 * _.isObject(null);
+	 * // => false
+	 */
+	function isObject(value) {
+	  var type = typeof value;
+	  return !!value && (type == 'object' || type == 'function');
+	}
+
+	/**
+	 * This method returns `undefined`.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 2.3.0
+	 * @category Util
+	 * @example
+	 *
+	 * _.times(2, _.noop);
+	 * // => [undefined, undefined]
+	 */
+	function noop() {
+	  // No operation performed.
+	}
+
+	lodash_uniq = uniq;
+	return lodash_uniq;
+}
+
+/**
+ * lodash (Custom Build) <https://lodash.com/>
+ * Build: `lodash modularize exports="npm" -o ./`
+ * Copyright jQuery Foundation and other contributors <https://jquery.org/>
+ * Released under MIT license <https://lodash.com/license>
+ * Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
+ * Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
+ */
+
+var lodash_uniqwith;
+var hasRequiredLodash_uniqwith;
+
+function requireLodash_uniqwith () {
+	if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
+	hasRequiredLodash_uniqwith = 1;
+	/** Used as the size to enable large array optimizations. */
+	var LARGE_ARRAY_SIZE = 200;
+
+	/** Used to stand-in for `undefined` hash values. */
+	var HASH_UNDEFINED = '__lodash_hash_undefined__';
+
+	/** Used as references for various `Number` constants. */
+	var INFINITY = 1 / 0;
+
+	/** `Object#toString` result references. */
+	var funcTag = '[object Function]',
+	    genTag = '[object GeneratorFunction]';
+
+	/**
+	 * Used to match `RegExp`
+	 * [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+	 */
+	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+
+	/** Used to detect host constructors (Safari). */
+	var reIsHostCtor = /^\[object .+?Constructor\]$/;
+
+	/** Detect free variable `global` from Node.js. */
+	var freeGlobal = typeof commonjsGlobal == 'object' && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+
+	/** Detect free variable `self`. */
+	var freeSelf = typeof self == 'object' && self && self.Object === Object && self;
+
+	/** Used as a reference to the global object. */
+	var root = freeGlobal || freeSelf || Function('return this')();
+
+	/**
+	 * A specialized version of `_.includes` for arrays without support for
+	 * specifying an index to search from.
+	 *
+	 * @private
+	 * @param {Array} [array] The array to inspect.
+	 * @param {*} target The value to search for.
+	 * @returns {boolean} Returns `true` if `target` is found, else `false`.
+	 */
+	function arrayIncludes(array, value) {
+	  var length = array ? array.length : 0;
+	  return !!length && baseIndexOf(array, value, 0) > -1;
+	}
+
+	/**
+	 * This function is like `arrayIncludes` except that it accepts a comparator.
+	 *
+	 * @private
+	 * @param {Array} [array] The array to inspect.
+	 * @param {*} target The value to search for.
+	 * @param {Function} comparator The comparator invoked per element.
+	 * @returns {boolean} Returns `true` if `target` is found, else `false`.
+	 */
+	function arrayIncludesWith(array, value, comparator) {
+	  var index = -1,
+	      length = array ? array.length : 0;
+
+	  while (++index < length) {
+	    if (comparator(value, array[index])) {
+	      return true;
+	    }
+	  }
+	  return false;
+	}
+
+	/**
+	 * The base implementation of `_.findIndex` and `_.findLastIndex` without
+	 * support for iteratee shorthands.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {Function} predicate The function invoked per iteration.
+	 * @param {number} fromIndex The index to search from.
+	 * @param {boolean} [fromRight] Specify iterating from right to left.
+	 * @returns {number} Returns the index of the matched value, else `-1`.
+	 */
+	function baseFindIndex(array, predicate, fromIndex, fromRight) {
+	  var length = array.length,
+	      index = fromIndex + (-1);
+
+	  while ((++index < length)) {
+	    if (predicate(array[index], index, array)) {
+	      return index;
+	    }
+	  }
+	  return -1;
+	}
+
+	/**
+	 * The base implementation of `_.indexOf` without `fromIndex` bounds checks.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {*} value The value to search for.
+	 * @param {number} fromIndex The index to search from.
+	 * @returns {number} Returns the index of the matched value, else `-1`.
+	 */
+	function baseIndexOf(array, value, fromIndex) {
+	  if (value !== value) {
+	    return baseFindIndex(array, baseIsNaN, fromIndex);
+	  }
+	  var index = fromIndex - 1,
+	      length = array.length;
+
+	  while (++index < length) {
+	    if (array[index] === value) {
+	      return index;
+	    }
+	  }
+	  return -1;
+	}
+
+	/**
+	 * The base implementation of `_.isNaN` without support for number objects.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
+	 */
+	function baseIsNaN(value) {
+	  return value !== value;
+	}
+
+	/**
+	 * Checks if a cache value for `key` exists.
+	 *
+	 * @private
+	 * @param {Object} cache The cache to query.
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function cacheHas(cache, key) {
+	  return cache.has(key);
+	}
+
+	/**
+	 * Gets the value at `key` of `object`.
+	 *
+	 * @private
+	 * @param {Object} [object] The object to query.
+	 * @param {string} key The key of the property to get.
+	 * @returns {*} Returns the property value.
+	 */
+	function getValue(object, key) {
+	  return object == null ? undefined : object[key];
+	}
+
+	/**
+	 * Checks if `value` is a host object in IE < 9.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+	 */
+	function isHostObject(value) {
+	  // Many host objects are `Object` objects that can coerce to strings
+	  // despite having improperly defined `toString` methods.
+	  var result = false;
+	  if (value != null && typeof value.toString != 'function') {
+	    try {
+	      result = !!(value + '');
+	    } catch (e) {}
+	  }
+	  return result;
+	}
+
+	/**
+	 * Converts `set` to an array of its values.
+	 *
+	 * @private
+	 * @param {Object} set The set to convert.
+	 * @returns {Array} Returns the values.
+	 */
+	function setToArray(set) {
+	  var index = -1,
+	      result = Array(set.size);
+
+	  set.forEach(function(value) {
+	    result[++index] = value;
+	  });
+	  return result;
+	}
+
+	/** Used for built-in method references. */
+	var arrayProto = Array.prototype,
+	    funcProto = Function.prototype,
+	    objectProto = Object.prototype;
+
+	/** Used to detect overreaching core-js shims. */
+	var coreJsData = root['__core-js_shared__'];
+
+	/** Used to detect methods masquerading as native. */
+	var maskSrcKey = (function() {
+	  var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || '');
+	  return uid ? ('Symbol(src)_1.' + uid) : '';
+	}());
+
+	/** Used to resolve the decompiled source of functions. */
+	var funcToString = funcProto.toString;
+
+	/** Used to check objects for own properties. */
+	var hasOwnProperty = objectProto.hasOwnProperty;
+
+	/**
+	 * Used to resolve the
+	 * [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+	 * of values.
+	 */
+	var objectToString = objectProto.toString;
+
+	/** Used to detect if a method is native. */
+	var reIsNative = RegExp('^' +
+	  funcToString.call(hasOwnProperty).replace(reRegExpChar, '\\$&')
+	  .replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, '$1.*?') + '$'
+	);
+
+	/** Built-in value references. */
+	var splice = arrayProto.splice;
+
+	/* Built-in method references that are verified to be native. */
+	var Map = getNative(root, 'Map'),
+	    Set = getNative(root, 'Set'),
+	    nativeCreate = getNative(Object, 'create');
+
+	/**
+	 * Creates a hash object.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [entries] The key-value pairs to cache.
+	 */
+	function Hash(entries) {
+	  var index = -1,
+	      length = entries ? entries.length : 0;
+
+	  this.clear();
+	  while (++index < length) {
+	    var entry = entries[index];
+	    this.set(entry[0], entry[1]);
+	  }
+	}
+
+	/**
+	 * Removes all key-value entries from the hash.
+	 *
+	 * @private
+	 * @name clear
+	 * @memberOf Hash
+	 */
+	function hashClear() {
+	  this.__data__ = nativeCreate ? nativeCreate(null) : {};
+	}
+
+	/**
+	 * Removes `key` and its value from the hash.
+	 *
+	 * @private
+	 * @name delete
+	 * @memberOf Hash
+	 * @param {Object} hash The hash to modify.
+	 * @param {string} key The key of the value to remove.
+	 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	 */
+	function hashDelete(key) {
+	  return this.has(key) && delete this.__data__[key];
+	}
+
+	/**
+	 * Gets the hash value for `key`.
+	 *
+	 * @private
+	 * @name get
+	 * @memberOf Hash
+	 * @param {string} key The key of the value to get.
+	 * @returns {*} Returns the entry value.
+	 */
+	function hashGet(key) {
+	  var data = this.__data__;
+	  if (nativeCreate) {
+	    var result = data[key];
+	    return result === HASH_UNDEFINED ? undefined : result;
+	  }
+	  return hasOwnProperty.call(data, key) ? data[key] : undefined;
+	}
+
+	/**
+	 * Checks if a hash value for `key` exists.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf Hash
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function hashHas(key) {
+	  var data = this.__data__;
+	  return nativeCreate ? data[key] !== undefined : hasOwnProperty.call(data, key);
+	}
+
+	/**
+	 * Sets the hash `key` to `value`.
+	 *
+	 * @private
+	 * @name set
+	 * @memberOf Hash
+	 * @param {string} key The key of the value to set.
+	 * @param {*} value The value to set.
+	 * @returns {Object} Returns the hash instance.
+	 */
+	function hashSet(key, value) {
+	  var data = this.__data__;
+	  data[key] = (nativeCreate && value === undefined) ? HASH_UNDEFINED : value;
+	  return this;
+	}
+
+	// Add methods to `Hash`.
+	Hash.prototype.clear = hashClear;
+	Hash.prototype['delete'] = hashDelete;
+	Hash.prototype.get = hashGet;
+	Hash.prototype.has = hashHas;
+	Hash.prototype.set = hashSet;
+
+	/**
+	 * Creates an list cache object.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [entries] The key-value pairs to cache.
+	 */
+	function ListCache(entries) {
+	  var index = -1,
+	      length = entries ? entries.length : 0;
+
+	  this.clear();
+	  while (++index < length) {
+	    var entry = entries[index];
+	    this.set(entry[0], entry[1]);
+	  }
+	}
+
+	/**
+	 * Removes all key-value entries from the list cache.
+	 *
+	 * @private
+	 * @name clear
+	 * @memberOf ListCache
+	 */
+	function listCacheClear() {
+	  this.__data__ = [];
+	}
+
+	/**
+	 * Removes `key` and its value from the list cache.
+	 *
+	 * @private
+	 * @name delete
+	 * @memberOf ListCache
+	 * @param {string} key The key of the value to remove.
+	 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	 */
+	function listCacheDelete(key) {
+	  var data = this.__data__,
+	      index = assocIndexOf(data, key);
+
+	  if (index < 0) {
+	    return false;
+	  }
+	  var lastIndex = data.length - 1;
+	  if (index == lastIndex) {
+	    data.pop();
+	  } else {
+	    splice.call(data, index, 1);
+	  }
+	  return true;
+	}
+
+	/**
+	 * Gets the list cache value for `key`.
+	 *
+	 * @private
+	 * @name get
+	 * @memberOf ListCache
+	 * @param {string} key The key of the value to get.
+	 * @returns {*} Returns the entry value.
+	 */
+	function listCacheGet(key) {
+	  var data = this.__data__,
+	      index = assocIndexOf(data, key);
+
+	  return index < 0 ? undefined : data[index][1];
+	}
+
+	/**
+	 * Checks if a list cache value for `key` exists.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf ListCache
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function listCacheHas(key) {
+	  return assocIndexOf(this.__data__, key) > -1;
+	}
+
+	/**
+	 * Sets the list cache `key` to `value`.
+	 *
+	 * @private
+	 * @name set
+	 * @memberOf ListCache
+	 * @param {string} key The key of the value to set.
+	 * @param {*} value The value to set.
+	 * @returns {Object} Returns the list cache instance.
+	 */
+	function listCacheSet(key, value) {
+	  var data = this.__data__,
+	      index = assocIndexOf(data, key);
+
+	  if (index < 0) {
+	    data.push([key, value]);
+	  } else {
+	    data[index][1] = value;
+	  }
+	  return this;
+	}
+
+	// Add methods to `ListCache`.
+	ListCache.prototype.clear = listCacheClear;
+	ListCache.prototype['delete'] = listCacheDelete;
+	ListCache.prototype.get = listCacheGet;
+	ListCache.prototype.has = listCacheHas;
+	ListCache.prototype.set = listCacheSet;
+
+	/**
+	 * Creates a map cache object to store key-value pairs.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [entries] The key-value pairs to cache.
+	 */
+	function MapCache(entries) {
+	  var index = -1,
+	      length = entries ? entries.length : 0;
+
+	  this.clear();
+	  while (++index < length) {
+	    var entry = entries[index];
+	    this.set(entry[0], entry[1]);
+	  }
+	}
+
+	/**
+	 * Removes all key-value entries from the map.
+	 *
+	 * @private
+	 * @name clear
+	 * @memberOf MapCache
+	 */
+	function mapCacheClear() {
+	  this.__data__ = {
+	    'hash': new Hash,
+	    'map': new (Map || ListCache),
+	    'string': new Hash
+	  };
+	}
+
+	/**
+	 * Removes `key` and its value from the map.
+	 *
+	 * @private
+	 * @name delete
+	 * @memberOf MapCache
+	 * @param {string} key The key of the value to remove.
+	 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	 */
+	function mapCacheDelete(key) {
+	  return getMapData(this, key)['delete'](key);
+	}
+
+	/**
+	 * Gets the map value for `key`.
+	 *
+	 * @private
+	 * @name get
+	 * @memberOf MapCache
+	 * @param {string} key The key of the value to get.
+	 * @returns {*} Returns the entry value.
+	 */
+	function mapCacheGet(key) {
+	  return getMapData(this, key).get(key);
+	}
+
+	/**
+	 * Checks if a map value for `key` exists.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf MapCache
+	 * @param {string} key The key of the entry to check.
+	 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	 */
+	function mapCacheHas(key) {
+	  return getMapData(this, key).has(key);
+	}
+
+	/**
+	 * Sets the map `key` to `value`.
+	 *
+	 * @private
+	 * @name set
+	 * @memberOf MapCache
+	 * @param {string} key The key of the value to set.
+	 * @param {*} value The value to set.
+	 * @returns {Object} Returns the map cache instance.
+	 */
+	function mapCacheSet(key, value) {
+	  getMapData(this, key).set(key, value);
+	  return this;
+	}
+
+	// Add methods to `MapCache`.
+	MapCache.prototype.clear = mapCacheClear;
+	MapCache.prototype['delete'] = mapCacheDelete;
+	MapCache.prototype.get = mapCacheGet;
+	MapCache.prototype.has = mapCacheHas;
+	MapCache.prototype.set = mapCacheSet;
+
+	/**
+	 *
+	 * Creates an array cache object to store unique values.
+	 *
+	 * @private
+	 * @constructor
+	 * @param {Array} [values] The values to cache.
+	 */
+	function SetCache(values) {
+	  var index = -1,
+	      length = values ? values.length : 0;
+
+	  this.__data__ = new MapCache;
+	  while (++index < length) {
+	    this.add(values[index]);
+	  }
+	}
+
+	/**
+	 * Adds `value` to the array cache.
+	 *
+	 * @private
+	 * @name add
+	 * @memberOf SetCache
+	 * @alias push
+	 * @param {*} value The value to cache.
+	 * @returns {Object} Returns the cache instance.
+	 */
+	function setCacheAdd(value) {
+	  this.__data__.set(value, HASH_UNDEFINED);
+	  return this;
+	}
+
+	/**
+	 * Checks if `value` is in the array cache.
+	 *
+	 * @private
+	 * @name has
+	 * @memberOf SetCache
+	 * @param {*} value The value to search for.
+	 * @returns {number} Returns `true` if `value` is found, else `false`.
+	 */
+	function setCacheHas(value) {
+	  return this.__data__.has(value);
+	}
+
+	// Add methods to `SetCache`.
+	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+	SetCache.prototype.has = setCacheHas;
+
+	/**
+	 * Gets the index at which the `key` is found in `array` of key-value pairs.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {*} key The key to search for.
+	 * @returns {number} Returns the index of the matched value, else `-1`.
+	 */
+	function assocIndexOf(array, key) {
+	  var length = array.length;
+	  while (length--) {
+	    if (eq(array[length][0], key)) {
+	      return length;
+	    }
+	  }
+	  return -1;
+	}
+
+	/**
+	 * The base implementation of `_.isNative` without bad shim checks.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is a native function,
+	 *  else `false`.
+	 */
+	function baseIsNative(value) {
+	  if (!isObject(value) || isMasked(value)) {
+	    return false;
+	  }
+	  var pattern = (isFunction(value) || isHostObject(value)) ? reIsNative : reIsHostCtor;
+	  return pattern.test(toSource(value));
+	}
+
+	/**
+	 * The base implementation of `_.uniqBy` without support for iteratee shorthands.
+	 *
+	 * @private
+	 * @param {Array} array The array to inspect.
+	 * @param {Function} [iteratee] The iteratee invoked per element.
+	 * @param {Function} [comparator] The comparator invoked per element.
+	 * @returns {Array} Returns the new duplicate free array.
+	 */
+	function baseUniq(array, iteratee, comparator) {
+	  var index = -1,
+	      includes = arrayIncludes,
+	      length = array.length,
+	      isCommon = true,
+	      result = [],
+	      seen = result;
+
+	  if (comparator) {
+	    isCommon = false;
+	    includes = arrayIncludesWith;
+	  }
+	  else if (length >= LARGE_ARRAY_SIZE) {
+	    var set = createSet(array);
+	    if (set) {
+	      return setToArray(set);
+	    }
+	    isCommon = false;
+	    includes = cacheHas;
+	    seen = new SetCache;
+	  }
+	  else {
+	    seen = result;
+	  }
+	  outer:
+	  while (++index < length) {
+	    var value = array[index],
+	        computed = value;
+
+	    value = (comparator || value !== 0) ? value : 0;
+	    if (isCommon && computed === computed) {
+	      var seenIndex = seen.length;
+	      while (seenIndex--) {
+	        if (seen[seenIndex] === computed) {
+	          continue outer;
+	        }
+	      }
+	      result.push(value);
+	    }
+	    else if (!includes(seen, computed, comparator)) {
+	      if (seen !== result) {
+	        seen.push(computed);
+	      }
+	      result.push(value);
+	    }
+	  }
+	  return result;
+	}
+
+	/**
+	 * Creates a set object of `values`.
+	 *
+	 * @private
+	 * @param {Array} values The values to add to the set.
+	 * @returns {Object} Returns the new set.
+	 */
+	var createSet = !(Set && (1 / setToArray(new Set([,-0]))[1]) == INFINITY) ? noop : function(values) {
+	  return new Set(values);
+	};
+
+	/**
+	 * Gets the data for `map`.
+	 *
+	 * @private
+	 * @param {Object} map The map to query.
+	 * @param {string} key The reference key.
+	 * @returns {*} Returns the map data.
+	 */
+	function getMapData(map, key) {
+	  var data = map.__data__;
+	  return isKeyable(key)
+	    ? data[typeof key == 'string' ? 'string' : 'hash']
+	    : data.map;
+	}
+
+	/**
+	 * Gets the native function at `key` of `object`.
+	 *
+	 * @private
+	 * @param {Object} object The object to query.
+	 * @param {string} key The key of the method to get.
+	 * @returns {*} Returns the function if it's native, else `undefined`.
+	 */
+	function getNative(object, key) {
+	  var value = getValue(object, key);
+	  return baseIsNative(value) ? value : undefined;
+	}
+
+	/**
+	 * Checks if `value` is suitable for use as unique object key.
+	 *
+	 * @private
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+	 */
+	function isKeyable(value) {
+	  var type = typeof value;
+	  return (type == 'string' || type == 'number' || type == 'symbol' || type == 'boolean')
+	    ? (value !== '__proto__')
+	    : (value === null);
+	}
+
+	/**
+	 * Checks if `func` has its source masked.
+	 *
+	 * @private
+	 * @param {Function} func The function to check.
+	 * @returns {boolean} Returns `true` if `func` is masked, else `false`.
+	 */
+	function isMasked(func) {
+	  return !!maskSrcKey && (maskSrcKey in func);
+	}
+
+	/**
+	 * Converts `func` to its source code.
+	 *
+	 * @private
+	 * @param {Function} func The function to process.
+	 * @returns {string} Returns the source code.
+	 */
+	function toSource(func) {
+	  if (func != null) {
+	    try {
+	      return funcToString.call(func);
+	    } catch (e) {}
+	    try {
+	      return (func + '');
+	    } catch (e) {}
+	  }
+	  return '';
+	}
+
+	/**
+	 * This method is like `_.uniq` except that it accepts `comparator` which
+	 * is invoked to compare elements of `array`. The comparator is invoked with
+	 * two arguments: (arrVal, othVal).
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 4.0.0
+	 * @category Array
+	 * @param {Array} array The array to inspect.
+	 * @param {Function} [comparator] The comparator invoked per element.
+	 * @returns {Array} Returns the new duplicate free array.
+	 * @example
+	 *
+	 * var objects = [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }, { 'x': 1, 'y': 2 }];
+	 *
+	 * _.uniqWith(objects, _.isEqual);
+	 * // => [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }]
+	 */
+	function uniqWith(array, comparator) {
+	  return (array && array.length)
+	    ? baseUniq(array, undefined, comparator)
+	    : [];
+	}
+
+	/**
+	 * Performs a
+	 * [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	 * comparison between two values to determine if they are equivalent.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 4.0.0
+	 * @category Lang
+	 * @param {*} value The value to compare.
+	 * @param {*} other The other value to compare.
+	 * @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+	 * @example
+	 *
+	 * var object = { 'a': 1 };
+	 * var other = { 'a': 1 };
+	 *
+	 * _.eq(object, object);
+	 * // => true
+	 *
+	 * _.eq(object, other);
+	 * // => false
+	 *
+	 * _.eq('a', 'a');
+	 * // => true
+	 *
+	 * _.eq('a', Object('a'));
+	 * // => false
+	 *
+	 * _.eq(NaN, NaN);
+	 * // => true
+	 */
+	function eq(value, other) {
+	  return value === other || (value !== value && other !== other);
+	}
+
+	/**
+	 * Checks if `value` is classified as a `Function` object.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 0.1.0
+	 * @category Lang
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is a function, else `false`.
+	 * @example
+	 *
+	 * _.isFunction(_);
+	 * // => true
+	 *
+	 * _.isFunction(/abc/);
+	 * // => false
+	 */
+	function isFunction(value) {
+	  // The use of `Object#toString` avoids issues with the `typeof` operator
+	  // in Safari 8-9 which returns 'object' for typed array and other constructors.
+	  var tag = isObject(value) ? objectToString.call(value) : '';
+	  return tag == funcTag || tag == genTag;
+	}
+
+	/**
+	 * Checks if `value` is the
+	 * [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+	 * of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 0.1.0
+	 * @category Lang
+	 * @param {*} value The value to check.
+	 * @returns {boolean} Returns `true` if `value` is an object, else `false`.
+	 * @example
+	 *
+	 * _.isObject({});
+	 * // => true
+	 *
+	 * _.isObject([1, 2, 3]);
+	 * // => true
+	 *
+	 * _.isObject(_.noop);
+	 * // => true
+	 *
+	 * _.isObject(null);
+	 * // => false
+	 */
+	function isObject(value) {
+	  var type = typeof value;
+	  return !!value && (type == 'object' || type == 'function');
+	}
+
+	/**
+	 * This method returns `undefined`.
+	 *
+	 * @static
+	 * @memberOf _
+	 * @since 2.3.0
+	 * @category Util
+	 * @example
+	 *
+	 * _.times(2, _.noop);
+	 * // => [undefined, undefined]
+	 */
+	function noop() {
+	  // No operation performed.
+	}
+
+	lodash_uniqwith = uniqWith;
+	return lodash_uniqwith;
+}
+
+var lodash_sortby = {exports: {}};
+
+/**
+ * lodash (Custom Build) <https://lodash.com/>
+ * Build: `lodash modularize exports="npm" -o ./`
+ * Copyright jQuery Foundation and other contributors <https://jquery.org/>
+ * Released under MIT license <https://lodash.com/license>
+ * Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
+ * Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
+ */
+lodash_sortby.exports;
+
+var hasRequiredLodash_sortby;
+
+function requireLodash_sortby () {
+	if (hasRequiredLodash_sortby) return lodash_sortby.exports;
+	hasRequiredLodash_sortby = 1;
+	(function (module, exports$1) {
+		/** Used as the size to enable large array optimizations. */
+		var LARGE_ARRAY_SIZE = 200;
+
+		/** Used as the `TypeError` message for "Functions" methods. */
+		var FUNC_ERROR_TEXT = 'Expected a function';
+
+		/** Used to stand-in for `undefined` hash values. */
+		var HASH_UNDEFINED = '__lodash_hash_undefined__';
+
+		/** Used to compose bitmasks for comparison styles. */
+		var UNORDERED_COMPARE_FLAG = 1,
+		    PARTIAL_COMPARE_FLAG = 2;
+
+		/** Used as references for various `Number` constants. */
+		var MAX_SAFE_INTEGER = 9007199254740991;
+
+		/** `Object#toString` result references. */
+		var argsTag = '[object Arguments]',
+		    arrayTag = '[object Array]',
+		    boolTag = '[object Boolean]',
+		    dateTag = '[object Date]',
+		    errorTag = '[object Error]',
+		    funcTag = '[object Function]',
+		    genTag = '[object GeneratorFunction]',
+		    mapTag = '[object Map]',
+		    numberTag = '[object Number]',
+		    objectTag = '[object Object]',
+		    promiseTag = '[object Promise]',
+		    regexpTag = '[object RegExp]',
+		    setTag = '[object Set]',
+		    stringTag = '[object String]',
+		    symbolTag = '[object Symbol]',
+		    weakMapTag = '[object WeakMap]';
+
+		var arrayBufferTag = '[object ArrayBuffer]',
+		    dataViewTag = '[object DataView]',
+		    float32Tag = '[object Float32Array]',
+		    float64Tag = '[object Float64Array]',
+		    int8Tag = '[object Int8Array]',
+		    int16Tag = '[object Int16Array]',
+		    int32Tag = '[object Int32Array]',
+		    uint8Tag = '[object Uint8Array]',
+		    uint8ClampedTag = '[object Uint8ClampedArray]',
+		    uint16Tag = '[object Uint16Array]',
+		    uint32Tag = '[object Uint32Array]';
+
+		/** Used to match property names within property paths. */
+		var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/,
+		    reIsPlainProp = /^\w*$/,
+		    reLeadingDot = /^\./,
+		    rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
+
+		/**
+		 * Used to match `RegExp`
+		 * [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+		 */
+		var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+
+		/** Used to match backslashes in property paths. */
+		var reEscapeChar = /\\(\\)?/g;
+
+		/** Used to detect host constructors (Safari). */
+		var reIsHostCtor = /^\[object .+?Constructor\]$/;
+
+		/** Used to detect unsigned integer values. */
+		var reIsUint = /^(?:0|[1-9]\d*)$/;
+
+		/** Used to identify `toStringTag` values of typed arrays. */
+		var typedArrayTags = {};
+		typedArrayTags[float32Tag] = typedArrayTags[float64Tag] =
+		typedArrayTags[int8Tag] = typedArrayTags[int16Tag] =
+		typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] =
+		typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] =
+		typedArrayTags[uint32Tag] = true;
+		typedArrayTags[argsTag] = typedArrayTags[arrayTag] =
+		typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] =
+		typedArrayTags[dataViewTag] = typedArrayTags[dateTag] =
+		typedArrayTags[errorTag] = typedArrayTags[funcTag] =
+		typedArrayTags[mapTag] = typedArrayTags[numberTag] =
+		typedArrayTags[objectTag] = typedArrayTags[regexpTag] =
+		typedArrayTags[setTag] = typedArrayTags[stringTag] =
+		typedArrayTags[weakMapTag] = false;
+
+		/** Detect free variable `global` from Node.js. */
+		var freeGlobal = typeof commonjsGlobal == 'object' && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+
+		/** Detect free variable `self`. */
+		var freeSelf = typeof self == 'object' && self && self.Object === Object && self;
+
+		/** Used as a reference to the global object. */
+		var root = freeGlobal || freeSelf || Function('return this')();
+
+		/** Detect free variable `exports`. */
+		var freeExports = exports$1 && !exports$1.nodeType && exports$1;
+
+		/** Detect free variable `module`. */
+		var freeModule = freeExports && 'object' == 'object' && module && !module.nodeType && module;
+
+		/** Detect the popular CommonJS extension `module.exports`. */
+		var moduleExports = freeModule && freeModule.exports === freeExports;
+
+		/** Detect free variable `process` from Node.js. */
+		var freeProcess = moduleExports && freeGlobal.process;
+
+		/** Used to access faster Node.js helpers. */
+		var nodeUtil = (function() {
+		  try {
+		    return freeProcess && freeProcess.binding('util');
+		  } catch (e) {}
+		}());
+
+		/* Node.js helper references. */
+		var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
+
+		/**
+		 * A faster alternative to `Function#apply`, this function invokes `func`
+		 * with the `this` binding of `thisArg` and the arguments of `args`.
+		 *
+		 * @private
+		 * @param {Function} func The function to invoke.
+		 * @param {*} thisArg The `this` binding of `func`.
+		 * @param {Array} args The arguments to invoke `func` with.
+		 * @returns {*} Returns the result of `func`.
+		 */
+		function apply(func, thisArg, args) {
+		  switch (args.length) {
+		    case 0: return func.call(thisArg);
+		    case 1: return func.call(thisArg, args[0]);
+		    case 2: return func.call(thisArg, args[0], args[1]);
+		    case 3: return func.call(thisArg, args[0], args[1], args[2]);
+		  }
+		  return func.apply(thisArg, args);
+		}
+
+		/**
+		 * A specialized version of `_.map` for arrays without support for iteratee
+		 * shorthands.
+		 *
+		 * @private
+		 * @param {Array} [array] The array to iterate over.
+		 * @param {Function} iteratee The function invoked per iteration.
+		 * @returns {Array} Returns the new mapped array.
+		 */
+		function arrayMap(array, iteratee) {
+		  var index = -1,
+		      length = array ? array.length : 0,
+		      result = Array(length);
+
+		  while (++index < length) {
+		    result[index] = iteratee(array[index], index, array);
+		  }
+		  return result;
+		}
+
+		/**
+		 * Appends the elements of `values` to `array`.
+		 *
+		 * @private
+		 * @param {Array} array The array to modify.
+		 * @param {Array} values The values to append.
+		 * @returns {Array} Returns `array`.
+		 */
+		function arrayPush(array, values) {
+		  var index = -1,
+		      length = values.length,
+		      offset = array.length;
+
+		  while (++index < length) {
+		    array[offset + index] = values[index];
+		  }
+		  return array;
+		}
+
+		/**
+		 * A specialized version of `_.some` for arrays without support for iteratee
+		 * shorthands.
+		 *
+		 * @private
+		 * @param {Array} [array] The array to iterate over.
+		 * @param {Function} predicate The function invoked per iteration.
+		 * @returns {boolean} Returns `true` if any element passes the predicate check,
+		 *  else `false`.
+		 */
+		function arraySome(array, predicate) {
+		  var index = -1,
+		      length = array ? array.length : 0;
+
+		  while (++index < length) {
+		    if (predicate(array[index], index, array)) {
+		      return true;
+		    }
+		  }
+		  return false;
+		}
+
+		/**
+		 * The base implementation of `_.property` without support for deep paths.
+		 *
+		 * @private
+		 * @param {string} key The key of the property to get.
+		 * @returns {Function} Returns the new accessor function.
+		 */
+		function baseProperty(key) {
+		  return function(object) {
+		    return object == null ? undefined : object[key];
+		  };
+		}
+
+		/**
+		 * The base implementation of `_.sortBy` which uses `comparer` to define the
+		 * sort order of `array` and replaces criteria objects with their corresponding
+		 * values.
+		 *
+		 * @private
+		 * @param {Array} array The array to sort.
+		 * @param {Function} comparer The function to define sort order.
+		 * @returns {Array} Returns `array`.
+		 */
+		function baseSortBy(array, comparer) {
+		  var length = array.length;
+
+		  array.sort(comparer);
+		  while (length--) {
+		    array[length] = array[length].value;
+		  }
+		  return array;
+		}
+
+		/**
+		 * The base implementation of `_.times` without support for iteratee shorthands
+		 * or max array length checks.
+		 *
+		 * @private
+		 * @param {number} n The number of times to invoke `iteratee`.
+		 * @param {Function} iteratee The function invoked per iteration.
+		 * @returns {Array} Returns the array of results.
+		 */
+		function baseTimes(n, iteratee) {
+		  var index = -1,
+		      result = Array(n);
+
+		  while (++index < n) {
+		    result[index] = iteratee(index);
+		  }
+		  return result;
+		}
+
+		/**
+		 * The base implementation of `_.unary` without support for storing metadata.
+		 *
+		 * @private
+		 * @param {Function} func The function to cap arguments for.
+		 * @returns {Function} Returns the new capped function.
+		 */
+		function baseUnary(func) {
+		  return function(value) {
+		    return func(value);
+		  };
+		}
+
+		/**
+		 * Gets the value at `key` of `object`.
+		 *
+		 * @private
+		 * @param {Object} [object] The object to query.
+		 * @param {string} key The key of the property to get.
+		 * @returns {*} Returns the property value.
+		 */
+		function getValue(object, key) {
+		  return object == null ? undefined : object[key];
+		}
+
+		/**
+		 * Checks if `value` is a host object in IE < 9.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+		 */
+		function isHostObject(value) {
+		  // Many host objects are `Object` objects that can coerce to strings
+		  // despite having improperly defined `toString` methods.
+		  var result = false;
+		  if (value != null && typeof value.toString != 'function') {
+		    try {
+		      result = !!(value + '');
+		    } catch (e) {}
+		  }
+		  return result;
+		}
+
+		/**
+		 * Converts `map` to its key-value pairs.
+		 *
+		 * @private
+		 * @param {Object} map The map to convert.
+		 * @returns {Array} Returns the key-value pairs.
+		 */
+		function mapToArray(map) {
+		  var index = -1,
+		      result = Array(map.size);
+
+		  map.forEach(function(value, key) {
+		    result[++index] = [key, value];
+		  });
+		  return result;
+		}
+
+		/**
+		 * Creates a unary function that invokes `func` with its argument transformed.
+		 *
+		 * @private
+		 * @param {Function} func The function to wrap.
+		 * @param {Function} transform The argument transform.
+		 * @returns {Function} Returns the new function.
+		 */
+		function overArg(func, transform) {
+		  return function(arg) {
+		    return func(transform(arg));
+		  };
+		}
+
+		/**
+		 * Converts `set` to an array of its values.
+		 *
+		 * @private
+		 * @param {Object} set The set to convert.
+		 * @returns {Array} Returns the values.
+		 */
+		function setToArray(set) {
+		  var index = -1,
+		      result = Array(set.size);
+
+		  set.forEach(function(value) {
+		    result[++index] = value;
+		  });
+		  return result;
+		}
+
+		/** Used for built-in method references. */
+		var arrayProto = Array.prototype,
+		    funcProto = Function.prototype,
+		    objectProto = Object.prototype;
+
+		/** Used to detect overreaching core-js shims. */
+		var coreJsData = root['__core-js_shared__'];
+
+		/** Used to detect methods masquerading as native. */
+		var maskSrcKey = (function() {
+		  var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || '');
+		  return uid ? ('Symbol(src)_1.' + uid) : '';
+		}());
+
+		/** Used to resolve the decompiled source of functions. */
+		var funcToString = funcProto.toString;
+
+		/** Used to check objects for own properties. */
+		var hasOwnProperty = objectProto.hasOwnProperty;
+
+		/**
+		 * Used to resolve the
+		 * [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+		 * of values.
+		 */
+		var objectToString = objectProto.toString;
+
+		/** Used to detect if a method is native. */
+		var reIsNative = RegExp('^' +
+		  funcToString.call(hasOwnProperty).replace(reRegExpChar, '\\$&')
+		  .replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, '$1.*?') + '$'
+		);
+
+		/** Built-in value references. */
+		var Symbol = root.Symbol,
+		    Uint8Array = root.Uint8Array,
+		    propertyIsEnumerable = objectProto.propertyIsEnumerable,
+		    splice = arrayProto.splice,
+		    spreadableSymbol = Symbol ? Symbol.isConcatSpreadable : undefined;
+
+		/* Built-in method references for those with the same name as other `lodash` methods. */
+		var nativeKeys = overArg(Object.keys, Object),
+		    nativeMax = Math.max;
+
+		/* Built-in method references that are verified to be native. */
+		var DataView = getNative(root, 'DataView'),
+		    Map = getNative(root, 'Map'),
+		    Promise = getNative(root, 'Promise'),
+		    Set = getNative(root, 'Set'),
+		    WeakMap = getNative(root, 'WeakMap'),
+		    nativeCreate = getNative(Object, 'create');
+
+		/** Used to detect maps, sets, and weakmaps. */
+		var dataViewCtorString = toSource(DataView),
+		    mapCtorString = toSource(Map),
+		    promiseCtorString = toSource(Promise),
+		    setCtorString = toSource(Set),
+		    weakMapCtorString = toSource(WeakMap);
+
+		/** Used to convert symbols to primitives and strings. */
+		var symbolProto = Symbol ? Symbol.prototype : undefined,
+		    symbolValueOf = symbolProto ? symbolProto.valueOf : undefined,
+		    symbolToString = symbolProto ? symbolProto.toString : undefined;
+
+		/**
+		 * Creates a hash object.
+		 *
+		 * @private
+		 * @constructor
+		 * @param {Array} [entries] The key-value pairs to cache.
+		 */
+		function Hash(entries) {
+		  var index = -1,
+		      length = entries ? entries.length : 0;
+
+		  this.clear();
+		  while (++index < length) {
+		    var entry = entries[index];
+		    this.set(entry[0], entry[1]);
+		  }
+		}
+
+		/**
+		 * Removes all key-value entries from the hash.
+		 *
+		 * @private
+		 * @name clear
+		 * @memberOf Hash
+		 */
+		function hashClear() {
+		  this.__data__ = nativeCreate ? nativeCreate(null) : {};
+		}
+
+		/**
+		 * Removes `key` and its value from the hash.
+		 *
+		 * @private
+		 * @name delete
+		 * @memberOf Hash
+		 * @param {Object} hash The hash to modify.
+		 * @param {string} key The key of the value to remove.
+		 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		 */
+		function hashDelete(key) {
+		  return this.has(key) && delete this.__data__[key];
+		}
+
+		/**
+		 * Gets the hash value for `key`.
+		 *
+		 * @private
+		 * @name get
+		 * @memberOf Hash
+		 * @param {string} key The key of the value to get.
+		 * @returns {*} Returns the entry value.
+		 */
+		function hashGet(key) {
+		  var data = this.__data__;
+		  if (nativeCreate) {
+		    var result = data[key];
+		    return result === HASH_UNDEFINED ? undefined : result;
+		  }
+		  return hasOwnProperty.call(data, key) ? data[key] : undefined;
+		}
+
+		/**
+		 * Checks if a hash value for `key` exists.
+		 *
+		 * @private
+		 * @name has
+		 * @memberOf Hash
+		 * @param {string} key The key of the entry to check.
+		 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		 */
+		function hashHas(key) {
+		  var data = this.__data__;
+		  return nativeCreate ? data[key] !== undefined : hasOwnProperty.call(data, key);
+		}
+
+		/**
+		 * Sets the hash `key` to `value`.
+		 *
+		 * @private
+		 * @name set
+		 * @memberOf Hash
+		 * @param {string} key The key of the value to set.
+		 * @param {*} value The value to set.
+		 * @returns {Object} Returns the hash instance.
+		 */
+		function hashSet(key, value) {
+		  var data = this.__data__;
+		  data[key] = (nativeCreate && value === undefined) ? HASH_UNDEFINED : value;
+		  return this;
+		}
+
+		// Add methods to `Hash`.
+		Hash.prototype.clear = hashClear;
+		Hash.prototype['delete'] = hashDelete;
+		Hash.prototype.get = hashGet;
+		Hash.prototype.has = hashHas;
+		Hash.prototype.set = hashSet;
+
+		/**
+		 * Creates an list cache object.
+		 *
+		 * @private
+		 * @constructor
+		 * @param {Array} [entries] The key-value pairs to cache.
+		 */
+		function ListCache(entries) {
+		  var index = -1,
+		      length = entries ? entries.length : 0;
+
+		  this.clear();
+		  while (++index < length) {
+		    var entry = entries[index];
+		    this.set(entry[0], entry[1]);
+		  }
+		}
+
+		/**
+		 * Removes all key-value entries from the list cache.
+		 *
+		 * @private
+		 * @name clear
+		 * @memberOf ListCache
+		 */
+		function listCacheClear() {
+		  this.__data__ = [];
+		}
+
+		/**
+		 * Removes `key` and its value from the list cache.
+		 *
+		 * @private
+		 * @name delete
+		 * @memberOf ListCache
+		 * @param {string} key The key of the value to remove.
+		 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		 */
+		function listCacheDelete(key) {
+		  var data = this.__data__,
+		      index = assocIndexOf(data, key);
+
+		  if (index < 0) {
+		    return false;
+		  }
+		  var lastIndex = data.length - 1;
+		  if (index == lastIndex) {
+		    data.pop();
+		  } else {
+		    splice.call(data, index, 1);
+		  }
+		  return true;
+		}
+
+		/**
+		 * Gets the list cache value for `key`.
+		 *
+		 * @private
+		 * @name get
+		 * @memberOf ListCache
+		 * @param {string} key The key of the value to get.
+		 * @returns {*} Returns the entry value.
+		 */
+		function listCacheGet(key) {
+		  var data = this.__data__,
+		      index = assocIndexOf(data, key);
+
+		  return index < 0 ? undefined : data[index][1];
+		}
+
+		/**
+		 * Checks if a list cache value for `key` exists.
+		 *
+		 * @private
+		 * @name has
+		 * @memberOf ListCache
+		 * @param {string} key The key of the entry to check.
+		 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		 */
+		function listCacheHas(key) {
+		  return assocIndexOf(this.__data__, key) > -1;
+		}
+
+		/**
+		 * Sets the list cache `key` to `value`.
+		 *
+		 * @private
+		 * @name set
+		 * @memberOf ListCache
+		 * @param {string} key The key of the value to set.
+		 * @param {*} value The value to set.
+		 * @returns {Object} Returns the list cache instance.
+		 */
+		function listCacheSet(key, value) {
+		  var data = this.__data__,
+		      index = assocIndexOf(data, key);
+
+		  if (index < 0) {
+		    data.push([key, value]);
+		  } else {
+		    data[index][1] = value;
+		  }
+		  return this;
+		}
+
+		// Add methods to `ListCache`.
+		ListCache.prototype.clear = listCacheClear;
+		ListCache.prototype['delete'] = listCacheDelete;
+		ListCache.prototype.get = listCacheGet;
+		ListCache.prototype.has = listCacheHas;
+		ListCache.prototype.set = listCacheSet;
+
+		/**
+		 * Creates a map cache object to store key-value pairs.
+		 *
+		 * @private
+		 * @constructor
+		 * @param {Array} [entries] The key-value pairs to cache.
+		 */
+		function MapCache(entries) {
+		  var index = -1,
+		      length = entries ? entries.length : 0;
+
+		  this.clear();
+		  while (++index < length) {
+		    var entry = entries[index];
+		    this.set(entry[0], entry[1]);
+		  }
+		}
+
+		/**
+		 * Removes all key-value entries from the map.
+		 *
+		 * @private
+		 * @name clear
+		 * @memberOf MapCache
+		 */
+		function mapCacheClear() {
+		  this.__data__ = {
+		    'hash': new Hash,
+		    'map': new (Map || ListCache),
+		    'string': new Hash
+		  };
+		}
+
+		/**
+		 * Removes `key` and its value from the map.
+		 *
+		 * @private
+		 * @name delete
+		 * @memberOf MapCache
+		 * @param {string} key The key of the value to remove.
+		 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		 */
+		function mapCacheDelete(key) {
+		  return getMapData(this, key)['delete'](key);
+		}
+
+		/**
+		 * Gets the map value for `key`.
+		 *
+		 * @private
+		 * @name get
+		 * @memberOf MapCache
+		 * @param {string} key The key of the value to get.
+		 * @returns {*} Returns the entry value.
+		 */
+		function mapCacheGet(key) {
+		  return getMapData(this, key).get(key);
+		}
+
+		/**
+		 * Checks if a map value for `key` exists.
+		 *
+		 * @private
+		 * @name has
+		 * @memberOf MapCache
+		 * @param {string} key The key of the entry to check.
+		 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		 */
+		function mapCacheHas(key) {
+		  return getMapData(this, key).has(key);
+		}
+
+		/**
+		 * Sets the map `key` to `value`.
+		 *
+		 * @private
+		 * @name set
+		 * @memberOf MapCache
+		 * @param {string} key The key of the value to set.
+		 * @param {*} value The value to set.
+		 * @returns {Object} Returns the map cache instance.
+		 */
+		function mapCacheSet(key, value) {
+		  getMapData(this, key).set(key, value);
+		  return this;
+		}
+
+		// Add methods to `MapCache`.
+		MapCache.prototype.clear = mapCacheClear;
+		MapCache.prototype['delete'] = mapCacheDelete;
+		MapCache.prototype.get = mapCacheGet;
+		MapCache.prototype.has = mapCacheHas;
+		MapCache.prototype.set = mapCacheSet;
+
+		/**
+		 *
+		 * Creates an array cache object to store unique values.
+		 *
+		 * @private
+		 * @constructor
+		 * @param {Array} [values] The values to cache.
+		 */
+		function SetCache(values) {
+		  var index = -1,
+		      length = values ? values.length : 0;
+
+		  this.__data__ = new MapCache;
+		  while (++index < length) {
+		    this.add(values[index]);
+		  }
+		}
+
+		/**
+		 * Adds `value` to the array cache.
+		 *
+		 * @private
+		 * @name add
+		 * @memberOf SetCache
+		 * @alias push
+		 * @param {*} value The value to cache.
+		 * @returns {Object} Returns the cache instance.
+		 */
+		function setCacheAdd(value) {
+		  this.__data__.set(value, HASH_UNDEFINED);
+		  return this;
+		}
+
+		/**
+		 * Checks if `value` is in the array cache.
+		 *
+		 * @private
+		 * @name has
+		 * @memberOf SetCache
+		 * @param {*} value The value to search for.
+		 * @returns {number} Returns `true` if `value` is found, else `false`.
+		 */
+		function setCacheHas(value) {
+		  return this.__data__.has(value);
+		}
+
+		// Add methods to `SetCache`.
+		SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+		SetCache.prototype.has = setCacheHas;
+
+		/**
+		 * Creates a stack cache object to store key-value pairs.
+		 *
+		 * @private
+		 * @constructor
+		 * @param {Array} [entries] The key-value pairs to cache.
+		 */
+		function Stack(entries) {
+		  this.__data__ = new ListCache(entries);
+		}
+
+		/**
+		 * Removes all key-value entries from the stack.
+		 *
+		 * @private
+		 * @name clear
+		 * @memberOf Stack
+		 */
+		function stackClear() {
+		  this.__data__ = new ListCache;
+		}
+
+		/**
+		 * Removes `key` and its value from the stack.
+		 *
+		 * @private
+		 * @name delete
+		 * @memberOf Stack
+		 * @param {string} key The key of the value to remove.
+		 * @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		 */
+		function stackDelete(key) {
+		  return this.__data__['delete'](key);
+		}
+
+		/**
+		 * Gets the stack value for `key`.
+		 *
+		 * @private
+		 * @name get
+		 * @memberOf Stack
+		 * @param {string} key The key of the value to get.
+		 * @returns {*} Returns the entry value.
+		 */
+		function stackGet(key) {
+		  return this.__data__.get(key);
+		}
+
+		/**
+		 * Checks if a stack value for `key` exists.
+		 *
+		 * @private
+		 * @name has
+		 * @memberOf Stack
+		 * @param {string} key The key of the entry to check.
+		 * @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		 */
+		function stackHas(key) {
+		  return this.__data__.has(key);
+		}
+
+		/**
+		 * Sets the stack `key` to `value`.
+		 *
+		 * @private
+		 * @name set
+		 * @memberOf Stack
+		 * @param {string} key The key of the value to set.
+		 * @param {*} value The value to set.
+		 * @returns {Object} Returns the stack cache instance.
+		 */
+		function stackSet(key, value) {
+		  var cache = this.__data__;
+		  if (cache instanceof ListCache) {
+		    var pairs = cache.__data__;
+		    if (!Map || (pairs.length < LARGE_ARRAY_SIZE - 1)) {
+		      pairs.push([key, value]);
+		      return this;
+		    }
+		    cache = this.__data__ = new MapCache(pairs);
+		  }
+		  cache.set(key, value);
+		  return this;
+		}
+
+		// Add methods to `Stack`.
+		Stack.prototype.clear = stackClear;
+		Stack.prototype['delete'] = stackDelete;
+		Stack.prototype.get = stackGet;
+		Stack.prototype.has = stackHas;
+		Stack.prototype.set = stackSet;
+
+		/**
+		 * Creates an array of the enumerable property names of the array-like `value`.
+		 *
+		 * @private
+		 * @param {*} value The value to query.
+		 * @param {boolean} inherited Specify returning inherited property names.
+		 * @returns {Array} Returns the array of property names.
+		 */
+		function arrayLikeKeys(value, inherited) {
+		  // Safari 8.1 makes `arguments.callee` enumerable in strict mode.
+		  // Safari 9 makes `arguments.length` enumerable in strict mode.
+		  var result = (isArray(value) || isArguments(value))
+		    ? baseTimes(value.length, String)
+		    : [];
+
+		  var length = result.length,
+		      skipIndexes = !!length;
+
+		  for (var key in value) {
+		    if ((hasOwnProperty.call(value, key)) &&
+		        !(skipIndexes && (key == 'length' || isIndex(key, length)))) {
+		      result.push(key);
+		    }
+		  }
+		  return result;
+		}
+
+		/**
+		 * Gets the index at which the `key` is found in `array` of key-value pairs.
+		 *
+		 * @private
+		 * @param {Array} array The array to inspect.
+		 * @param {*} key The key to search for.
+		 * @returns {number} Returns the index of the matched value, else `-1`.
+		 */
+		function assocIndexOf(array, key) {
+		  var length = array.length;
+		  while (length--) {
+		    if (eq(array[length][0], key)) {
+		      return length;
+		    }
+		  }
+		  return -1;
+		}
+
+		/**
+		 * The base implementation of `_.forEach` without support for iteratee shorthands.
+		 *
+		 * @private
+		 * @param {Array|Object} collection The collection to iterate over.
+		 * @param {Function} iteratee The function invoked per iteration.
+		 * @returns {Array|Object} Returns `collection`.
+		 */
+		var baseEach = createBaseEach(baseForOwn);
+
+		/**
+		 * The base implementation of `_.flatten` with support for restricting flattening.
+		 *
+		 * @private
+		 * @param {Array} array The array to flatten.
+		 * @param {number} depth The maximum recursion depth.
+		 * @param {boolean} [predicate=isFlattenable] The function invoked per iteration.
+		 * @param {boolean} [isStrict] Restrict to values that pass `predicate` checks.
+		 * @param {Array} [result=[]] The initial result value.
+		 * @returns {Array} Returns the new flattened array.
+		 */
+		function baseFlatten(array, depth, predicate, isStrict, result) {
+		  var index = -1,
+		      length = array.length;
+
+		  predicate || (predicate = isFlattenable);
+		  result || (result = []);
+
+		  while (++index < length) {
+		    var value = array[index];
+		    if (predicate(value)) {
+		      {
+		        arrayPush(result, value);
+		      }
+		    } else {
+		      result[result.length] = value;
+		    }
+		  }
+		  return result;
+		}
+
+		/**
+		 * The base implementation of `baseForOwn` which iterates over `object`
+		 * properties returned by `keysFunc` and invokes `iteratee` for each property.
+		 * Iteratee functions may exit iteration early by explicitly returning `false`.
+		 *
+		 * @private
+		 * @param {Object} object The object to iterate over.
+		 * @param {Function} iteratee The function invoked per iteration.
+		 * @param {Function} keysFunc The function to get the keys of `object`.
+		 * @returns {Object} Returns `object`.
+		 */
+		var baseFor = createBaseFor();
+
+		/**
+		 * The base implementation of `_.forOwn` without support for iteratee shorthands.
+		 *
+		 * @private
+		 * @param {Object} object The object to iterate over.
+		 * @param {Function} iteratee The function invoked per iteration.
+		 * @returns {Object} Returns `object`.
+		 */
+		function baseForOwn(object, iteratee) {
+		  return object && baseFor(object, iteratee, keys);
+		}
+
+		/**
+		 * The base implementation of `_.get` without support for default values.
+		 *
+		 * @private
+		 * @param {Object} object The object to query.
+		 * @param {Array|string} path The path of the property to get.
+		 * @returns {*} Returns the resolved value.
+		 */
+		function baseGet(object, path) {
+		  path = isKey(path, object) ? [path] : castPath(path);
+
+		  var index = 0,
+		      length = path.length;
+
+		  while (object != null && index < length) {
+		    object = object[toKey(path[index++])];
+		  }
+		  return (index && index == length) ? object : undefined;
+		}
+
+		/**
+		 * The base implementation of `getTag`.
+		 *
+		 * @private
+		 * @param {*} value The value to query.
+		 * @returns {string} Returns the `toStringTag`.
+		 */
+		function baseGetTag(value) {
+		  return objectToString.call(value);
+		}
+
+		/**
+		 * The base implementation of `_.hasIn` without support for deep paths.
+		 *
+		 * @private
+		 * @param {Object} [object] The object to query.
+		 * @param {Array|string} key The key to check.
+		 * @returns {boolean} Returns `true` if `key` exists, else `false`.
+		 */
+		function baseHasIn(object, key) {
+		  return object != null && key in Object(object);
+		}
+
+		/**
+		 * The base implementation of `_.isEqual` which supports partial comparisons
+		 * and tracks traversed objects.
+		 *
+		 * @private
+		 * @param {*} value The value to compare.
+		 * @param {*} other The other value to compare.
+		 * @param {Function} [customizer] The function to customize comparisons.
+		 * @param {boolean} [bitmask] The bitmask of comparison flags.
+		 *  The bitmask may be composed of the following flags:
+		 *     1 - Unordered comparison
+		 *     2 - Partial comparison
+		 * @param {Object} [stack] Tracks traversed `value` and `other` objects.
+		 * @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+		 */
+		function baseIsEqual(value, other, customizer, bitmask, stack) {
+		  if (value === other) {
+		    return true;
+		  }
+		  if (value == null || other == null || (!isObject(value) && !isObjectLike(other))) {
+		    return value !== value && other !== other;
+		  }
+		  return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
+		}
+
+		/**
+		 * A specialized version of `baseIsEqual` for arrays and objects which performs
+		 * deep comparisons and tracks traversed objects enabling objects with circular
+		 * references to be compared.
+		 *
+		 * @private
+		 * @param {Object} object The object to compare.
+		 * @param {Object} other The other object to compare.
+		 * @param {Function} equalFunc The function to determine equivalents of values.
+		 * @param {Function} [customizer] The function to customize comparisons.
+		 * @param {number} [bitmask] The bitmask of comparison flags. See `baseIsEqual`
+		 *  for more details.
+		 * @param {Object} [stack] Tracks traversed `object` and `other` objects.
+		 * @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		 */
+		function baseIsEqualDeep(object, other, equalFunc, customizer, bitmask, stack) {
+		  var objIsArr = isArray(object),
+		      othIsArr = isArray(other),
+		      objTag = arrayTag,
+		      othTag = arrayTag;
+
+		  if (!objIsArr) {
+		    objTag = getTag(object);
+		    objTag = objTag == argsTag ? objectTag : objTag;
+		  }
+		  if (!othIsArr) {
+		    othTag = getTag(other);
+		    othTag = othTag == argsTag ? objectTag : othTag;
+		  }
+		  var objIsObj = objTag == objectTag && !isHostObject(object),
+		      othIsObj = othTag == objectTag && !isHostObject(other),
+		      isSameTag = objTag == othTag;
+
+		  if (isSameTag && !objIsObj) {
+		    stack || (stack = new Stack);
+		    return (objIsArr || isTypedArray(object))
+		      ? equalArrays(object, other, equalFunc, customizer, bitmask, stack)
+		      : equalByTag(object, other, objTag, equalFunc, customizer, bitmask, stack);
+		  }
+		  if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
+		    var objIsWrapped = objIsObj && hasOwnProperty.call(object, '__wrapped__'),
+		        othIsWrapped = othIsObj && hasOwnProperty.call(other, '__wrapped__');
+
+		    if (objIsWrapped || othIsWrapped) {
+		      var objUnwrapped = objIsWrapped ? object.value() : object,
+		          othUnwrapped = othIsWrapped ? other.value() : other;
+
+		      stack || (stack = new Stack);
+		      return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
+		    }
+		  }
+		  if (!isSameTag) {
+		    return false;
+		  }
+		  stack || (stack = new Stack);
+		  return equalObjects(object, other, equalFunc, customizer, bitmask, stack);
+		}
+
+		/**
+		 * The base implementation of `_.isMatch` without support for iteratee shorthands.
+		 *
+		 * @private
+		 * @param {Object} object The object to inspect.
+		 * @param {Object} source The object of property values to match.
+		 * @param {Array} matchData The property names, values, and compare flags to match.
+		 * @param {Function} [customizer] The function to customize comparisons.
+		 * @returns {boolean} Returns `true` if `object` is a match, else `false`.
+		 */
+		function baseIsMatch(object, source, matchData, customizer) {
+		  var index = matchData.length,
+		      length = index;
+
+		  if (object == null) {
+		    return !length;
+		  }
+		  object = Object(object);
+		  while (index--) {
+		    var data = matchData[index];
+		    if ((data[2])
+		          ? data[1] !== object[data[0]]
+		          : !(data[0] in object)
+		        ) {
+		      return false;
+		    }
+		  }
+		  while (++index < length) {
+		    data = matchData[index];
+		    var key = data[0],
+		        objValue = object[key],
+		        srcValue = data[1];
+
+		    if (data[2]) {
+		      if (objValue === undefined && !(key in object)) {
+		        return false;
+		      }
+		    } else {
+		      var stack = new Stack;
+		      var result; 
+		      if (!(result === undefined
+		            ? baseIsEqual(srcValue, objValue, customizer, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG, stack)
+		            : result
+		          )) {
+		        return false;
+		      }
+		    }
+		  }
+		  return true;
+		}
+
+		/**
+		 * The base implementation of `_.isNative` without bad shim checks.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a native function,
+		 *  else `false`.
+		 */
+		function baseIsNative(value) {
+		  if (!isObject(value) || isMasked(value)) {
+		    return false;
+		  }
+		  var pattern = (isFunction(value) || isHostObject(value)) ? reIsNative : reIsHostCtor;
+		  return pattern.test(toSource(value));
+		}
+
+		/**
+		 * The base implementation of `_.isTypedArray` without Node.js optimizations.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
+		 */
+		function baseIsTypedArray(value) {
+		  return isObjectLike(value) &&
+		    isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
+		}
+
+		/**
+		 * The base implementation of `_.iteratee`.
+		 *
+		 * @private
+		 * @param {*} [value=_.identity] The value to convert to an iteratee.
+		 * @returns {Function} Returns the iteratee.
+		 */
+		function baseIteratee(value) {
+		  // Don't store the `typeof` result in a variable to avoid a JIT bug in Safari 9.
+		  // See https://bugs.webkit.org/show_bug.cgi?id=156034 for more details.
+		  if (typeof value == 'function') {
+		    return value;
+		  }
+		  if (value == null) {
+		    return identity;
+		  }
+		  if (typeof value == 'object') {
+		    return isArray(value)
+		      ? baseMatchesProperty(value[0], value[1])
+		      : baseMatches(value);
+		  }
+		  return property(value);
+		}
+
+		/**
+		 * The base implementation of `_.keys` which doesn't treat sparse arrays as dense.
+		 *
+		 * @private
+		 * @param {Object} object The object to query.
+		 * @returns {Array} Returns the array of property names.
+		 */
+		function baseKeys(object) {
+		  if (!isPrototype(object)) {
+		    return nativeKeys(object);
+		  }
+		  var result = [];
+		  for (var key in Object(object)) {
+		    if (hasOwnProperty.call(object, key) && key != 'constructor') {
+		      result.push(key);
+		    }
+		  }
+		  return result;
+		}
+
+		/**
+		 * The base implementation of `_.map` without support for iteratee shorthands.
+		 *
+		 * @private
+		 * @param {Array|Object} collection The collection to iterate over.
+		 * @param {Function} iteratee The function invoked per iteration.
+		 * @returns {Array} Returns the new mapped array.
+		 */
+		function baseMap(collection, iteratee) {
+		  var index = -1,
+		      result = isArrayLike(collection) ? Array(collection.length) : [];
+
+		  baseEach(collection, function(value, key, collection) {
+		    result[++index] = iteratee(value, key, collection);
+		  });
+		  return result;
+		}
+
+		/**
+		 * The base implementation of `_.matches` which doesn't clone `source`.
+		 *
+		 * @private
+		 * @param {Object} source The object of property values to match.
+		 * @returns {Function} Returns the new spec function.
+		 */
+		function baseMatches(source) {
+		  var matchData = getMatchData(source);
+		  if (matchData.length == 1 && matchData[0][2]) {
+		    return matchesStrictComparable(matchData[0][0], matchData[0][1]);
+		  }
+		  return function(object) {
+		    return object === source || baseIsMatch(object, source, matchData);
+		  };
+		}
+
+		/**
+		 * The base implementation of `_.matchesProperty` which doesn't clone `srcValue`.
+		 *
+		 * @private
+		 * @param {string} path The path of the property to get.
+		 * @param {*} srcValue The value to match.
+		 * @returns {Function} Returns the new spec function.
+		 */
+		function baseMatchesProperty(path, srcValue) {
+		  if (isKey(path) && isStrictComparable(srcValue)) {
+		    return matchesStrictComparable(toKey(path), srcValue);
+		  }
+		  return function(object) {
+		    var objValue = get(object, path);
+		    return (objValue === undefined && objValue === srcValue)
+		      ? hasIn(object, path)
+		      : baseIsEqual(srcValue, objValue, undefined, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
+		  };
+		}
+
+		/**
+		 * The base implementation of `_.orderBy` without param guards.
+		 *
+		 * @private
+		 * @param {Array|Object} collection The collection to iterate over.
+		 * @param {Function[]|Object[]|string[]} iteratees The iteratees to sort by.
+		 * @param {string[]} orders The sort orders of `iteratees`.
+		 * @returns {Array} Returns the new sorted array.
+		 */
+		function baseOrderBy(collection, iteratees, orders) {
+		  var index = -1;
+		  iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
+
+		  var result = baseMap(collection, function(value, key, collection) {
+		    var criteria = arrayMap(iteratees, function(iteratee) {
+		      return iteratee(value);
+		    });
+		    return { 'criteria': criteria, 'index': ++index, 'value': value };
+		  });
+
+		  return baseSortBy(result, function(object, other) {
+		    return compareMultiple(object, other, orders);
+		  });
+		}
+
+		/**
+		 * A specialized version of `baseProperty` which supports deep paths.
+		 *
+		 * @private
+		 * @param {Array|string} path The path of the property to get.
+		 * @returns {Function} Returns the new accessor function.
+		 */
+		function basePropertyDeep(path) {
+		  return function(object) {
+		    return baseGet(object, path);
+		  };
+		}
+
+		/**
+		 * The base implementation of `_.rest` which doesn't validate or coerce arguments.
+		 *
+		 * @private
+		 * @param {Function} func The function to apply a rest parameter to.
+		 * @param {number} [start=func.length-1] The start position of the rest parameter.
+		 * @returns {Function} Returns the new function.
+		 */
+		function baseRest(func, start) {
+		  start = nativeMax(start === undefined ? (func.length - 1) : start, 0);
+		  return function() {
+		    var args = arguments,
+		        index = -1,
+		        length = nativeMax(args.length - start, 0),
+		        array = Array(length);
+
+		    while (++index < length) {
+		      array[index] = args[start + index];
+		    }
+		    index = -1;
+		    var otherArgs = Array(start + 1);
+		    while (++index < start) {
+		      otherArgs[index] = args[index];
+		    }
+		    otherArgs[start] = array;
+		    return apply(func, this, otherArgs);
+		  };
+		}
+
+		/**
+		 * The base implementation of `_.toString` which doesn't convert nullish
+		 * values to empty strings.
+		 *
+		 * @private
+		 * @param {*} value The value to process.
+		 * @returns {string} Returns the string.
+		 */
+		function baseToString(value) {
+		  // Exit early for strings to avoid a performance hit in some environments.
+		  if (typeof value == 'string') {
+		    return value;
+		  }
+		  if (isSymbol(value)) {
+		    return symbolToString ? symbolToString.call(value) : '';
+		  }
+		  var result = (value + '');
+		  return (result == '0' && (1 / value) == -Infinity) ? '-0' : result;
+		}
+
+		/**
+		 * Casts `value` to a path array if it's not one.
+		 *
+		 * @private
+		 * @param {*} value The value to inspect.
+		 * @returns {Array} Returns the cast property path array.
+		 */
+		function castPath(value) {
+		  return isArray(value) ? value : stringToPath(value);
+		}
+
+		/**
+		 * Compares values to sort them in ascending order.
+		 *
+		 * @private
+		 * @param {*} value The value to compare.
+		 * @param {*} other The other value to compare.
+		 * @returns {number} Returns the sort order indicator for `value`.
+		 */
+		function compareAscending(value, other) {
+		  if (value !== other) {
+		    var valIsDefined = value !== undefined,
+		        valIsNull = value === null,
+		        valIsReflexive = value === value,
+		        valIsSymbol = isSymbol(value);
+
+		    var othIsDefined = other !== undefined,
+		        othIsNull = other === null,
+		        othIsReflexive = other === other,
+		        othIsSymbol = isSymbol(other);
+
+		    if ((!othIsNull && !othIsSymbol && !valIsSymbol && value > other) ||
+		        (valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol) ||
+		        (valIsNull && othIsDefined && othIsReflexive) ||
+		        (!valIsDefined && othIsReflexive) ||
+		        !valIsReflexive) {
+		      return 1;
+		    }
+		    if ((!valIsNull && !valIsSymbol && !othIsSymbol && value < other) ||
+		        (othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol) ||
+		        (othIsNull && valIsDefined && valIsReflexive) ||
+		        (!othIsDefined && valIsReflexive) ||
+		        !othIsReflexive) {
+		      return -1;
+		    }
+		  }
+		  return 0;
+		}
+
+		/**
+		 * Used by `_.orderBy` to compare multiple properties of a value to another
+		 * and stable sort them.
+		 *
+		 * If `orders` is unspecified, all values are sorted in ascending order. Otherwise,
+		 * specify an order of "desc" for descending or "asc" for ascending sort order
+		 * of corresponding values.
+		 *
+		 * @private
+		 * @param {Object} object The object to compare.
+		 * @param {Object} other The other object to compare.
+		 * @param {boolean[]|string[]} orders The order to sort by for each property.
+		 * @returns {number} Returns the sort order indicator for `object`.
+		 */
+		function compareMultiple(object, other, orders) {
+		  var index = -1,
+		      objCriteria = object.criteria,
+		      othCriteria = other.criteria,
+		      length = objCriteria.length,
+		      ordersLength = orders.length;
+
+		  while (++index < length) {
+		    var result = compareAscending(objCriteria[index], othCriteria[index]);
+		    if (result) {
+		      if (index >= ordersLength) {
+		        return result;
+		      }
+		      var order = orders[index];
+		      return result * (order == 'desc' ? -1 : 1);
+		    }
+		  }
+		  // Fixes an `Array#sort` bug in the JS engine embedded in Adobe applications
+		  // that causes it, under certain circumstances, to provide the same value for
+		  // `object` and `other`. See https://github.com/jashkenas/underscore/pull/1247
+		  // for more details.
+		  //
+		  // This also ensures a stable sort in V8 and other engines.
+		  // See https://bugs.chromium.org/p/v8/issues/detail?id=90 for more details.
+		  return object.index - other.index;
+		}
+
+		/**
+		 * Creates a `baseEach` or `baseEachRight` function.
+		 *
+		 * @private
+		 * @param {Function} eachFunc The function to iterate over a collection.
+		 * @param {boolean} [fromRight] Specify iterating from right to left.
+		 * @returns {Function} Returns the new base function.
+		 */
+		function createBaseEach(eachFunc, fromRight) {
+		  return function(collection, iteratee) {
+		    if (collection == null) {
+		      return collection;
+		    }
+		    if (!isArrayLike(collection)) {
+		      return eachFunc(collection, iteratee);
+		    }
+		    var length = collection.length,
+		        index = -1,
+		        iterable = Object(collection);
+
+		    while ((++index < length)) {
+		      if (iteratee(iterable[index], index, iterable) === false) {
+		        break;
+		      }
+		    }
+		    return collection;
+		  };
+		}
+
+		/**
+		 * Creates a base function for methods like `_.forIn` and `_.forOwn`.
+		 *
+		 * @private
+		 * @param {boolean} [fromRight] Specify iterating from right to left.
+		 * @returns {Function} Returns the new base function.
+		 */
+		function createBaseFor(fromRight) {
+		  return function(object, iteratee, keysFunc) {
+		    var index = -1,
+		        iterable = Object(object),
+		        props = keysFunc(object),
+		        length = props.length;
+
+		    while (length--) {
+		      var key = props[++index];
+		      if (iteratee(iterable[key], key, iterable) === false) {
+		        break;
+		      }
+		    }
+		    return object;
+		  };
+		}
+
+		/**
+		 * A specialized version of `baseIsEqualDeep` for arrays with support for
+		 * partial deep comparisons.
+		 *
+		 * @private
+		 * @param {Array} array The array to compare.
+		 * @param {Array} other The other array to compare.
+		 * @param {Function} equalFunc The function to determine equivalents of values.
+		 * @param {Function} customizer The function to customize comparisons.
+		 * @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		 *  for more details.
+		 * @param {Object} stack Tracks traversed `array` and `other` objects.
+		 * @returns {boolean} Returns `true` if the arrays are equivalent, else `false`.
+		 */
+		function equalArrays(array, other, equalFunc, customizer, bitmask, stack) {
+		  var isPartial = bitmask & PARTIAL_COMPARE_FLAG,
+		      arrLength = array.length,
+		      othLength = other.length;
+
+		  if (arrLength != othLength && !(isPartial && othLength > arrLength)) {
+		    return false;
+		  }
+		  // Assume cyclic values are equal.
+		  var stacked = stack.get(array);
+		  if (stacked && stack.get(other)) {
+		    return stacked == other;
+		  }
+		  var index = -1,
+		      result = true,
+		      seen = (bitmask & UNORDERED_COMPARE_FLAG) ? new SetCache : undefined;
+
+		  stack.set(array, other);
+		  stack.set(other, array);
+
+		  // Ignore non-index properties.
+		  while (++index < arrLength) {
+		    var arrValue = array[index],
+		        othValue = other[index];
+
+		    if (customizer) {
+		      var compared = isPartial
+		        ? customizer(othValue, arrValue, index, other, array, stack)
+		        : customizer(arrValue, othValue, index, array, other, stack);
+		    }
+		    if (compared !== undefined) {
+		      if (compared) {
+		        continue;
+		      }
+		      result = false;
+		      break;
+		    }
+		    // Recursively compare arrays (susceptible to call stack limits).
+		    if (seen) {
+		      if (!arraySome(other, function(othValue, othIndex) {
+		            if (!seen.has(othIndex) &&
+		                (arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
+		              return seen.add(othIndex);
+		            }
+		          })) {
+		        result = false;
+		        break;
+		      }
+		    } else if (!(
+		          arrValue === othValue ||
+		            equalFunc(arrValue, othValue, customizer, bitmask, stack)
+		        )) {
+		      result = false;
+		      break;
+		    }
+		  }
+		  stack['delete'](array);
+		  stack['delete'](other);
+		  return result;
+		}
+
+		/**
+		 * A specialized version of `baseIsEqualDeep` for comparing objects of
+		 * the same `toStringTag`.
+		 *
+		 * **Note:** This function only supports comparing values with tags of
+		 * `Boolean`, `Date`, `Error`, `Number`, `RegExp`, or `String`.
+		 *
+		 * @private
+		 * @param {Object} object The object to compare.
+		 * @param {Object} other The other object to compare.
+		 * @param {string} tag The `toStringTag` of the objects to compare.
+		 * @param {Function} equalFunc The function to determine equivalents of values.
+		 * @param {Function} customizer The function to customize comparisons.
+		 * @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		 *  for more details.
+		 * @param {Object} stack Tracks traversed `object` and `other` objects.
+		 * @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		 */
+		function equalByTag(object, other, tag, equalFunc, customizer, bitmask, stack) {
+		  switch (tag) {
+		    case dataViewTag:
+		      if ((object.byteLength != other.byteLength) ||
+		          (object.byteOffset != other.byteOffset)) {
+		        return false;
+		      }
+		      object = object.buffer;
+		      other = other.buffer;
+
+		    case arrayBufferTag:
+		      if ((object.byteLength != other.byteLength) ||
+		          !equalFunc(new Uint8Array(object), new Uint8Array(other))) {
+		        return false;
+		      }
+		      return true;
+
+		    case boolTag:
+		    case dateTag:
+		    case numberTag:
+		      // Coerce booleans to `1` or `0` and dates to milliseconds.
+		      // Invalid dates are coerced to `NaN`.
+		      return eq(+object, +other);
+
+		    case errorTag:
+		      return object.name == other.name && object.message == other.message;
+
+		    case regexpTag:
+		    case stringTag:
+		      // Coerce regexes to strings and treat strings, primitives and objects,
+		      // as equal. See http://www.ecma-international.org/ecma-262/7.0/#sec-regexp.prototype.tostring
+		      // for more details.
+		      return object == (other + '');
+
+		    case mapTag:
+		      var convert = mapToArray;
+
+		    case setTag:
+		      var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
+		      convert || (convert = setToArray);
+
+		      if (object.size != other.size && !isPartial) {
+		        return false;
+		      }
+		      // Assume cyclic values are equal.
+		      var stacked = stack.get(object);
+		      if (stacked) {
+		        return stacked == other;
+		      }
+		      bitmask |= UNORDERED_COMPARE_FLAG;
+
+		      // Recursively compare objects (susceptible to call stack limits).
+		      stack.set(object, other);
+		      var result = equalArrays(convert(object), convert(other), equalFunc, customizer, bitmask, stack);
+		      stack['delete'](object);
+		      return result;
+
+		    case symbolTag:
+		      if (symbolValueOf) {
+		        return symbolValueOf.call(object) == symbolValueOf.call(other);
+		      }
+		  }
+		  return false;
+		}
+
+		/**
+		 * A specialized version of `baseIsEqualDeep` for objects with support for
+		 * partial deep comparisons.
+		 *
+		 * @private
+		 * @param {Object} object The object to compare.
+		 * @param {Object} other The other object to compare.
+		 * @param {Function} equalFunc The function to determine equivalents of values.
+		 * @param {Function} customizer The function to customize comparisons.
+		 * @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		 *  for more details.
+		 * @param {Object} stack Tracks traversed `object` and `other` objects.
+		 * @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		 */
+		function equalObjects(object, other, equalFunc, customizer, bitmask, stack) {
+		  var isPartial = bitmask & PARTIAL_COMPARE_FLAG,
+		      objProps = keys(object),
+		      objLength = objProps.length,
+		      othProps = keys(other),
+		      othLength = othProps.length;
+
+		  if (objLength != othLength && !isPartial) {
+		    return false;
+		  }
+		  var index = objLength;
+		  while (index--) {
+		    var key = objProps[index];
+		    if (!(isPartial ? key in other : hasOwnProperty.call(other, key))) {
+		      return false;
+		    }
+		  }
+		  // Assume cyclic values are equal.
+		  var stacked = stack.get(object);
+		  if (stacked && stack.get(other)) {
+		    return stacked == other;
+		  }
+		  var result = true;
+		  stack.set(object, other);
+		  stack.set(other, object);
+
+		  var skipCtor = isPartial;
+		  while (++index < objLength) {
+		    key = objProps[index];
+		    var objValue = object[key],
+		        othValue = other[key];
+
+		    if (customizer) {
+		      var compared = isPartial
+		        ? customizer(othValue, objValue, key, other, object, stack)
+		        : customizer(objValue, othValue, key, object, other, stack);
+		    }
+		    // Recursively compare objects (susceptible to call stack limits).
+		    if (!(compared === undefined
+		          ? (objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack))
+		          : compared
+		        )) {
+		      result = false;
+		      break;
+		    }
+		    skipCtor || (skipCtor = key == 'constructor');
+		  }
+		  if (result && !skipCtor) {
+		    var objCtor = object.constructor,
+		        othCtor = other.constructor;
+
+		    // Non `Object` object instances with different constructors are not equal.
+		    if (objCtor != othCtor &&
+		        ('constructor' in object && 'constructor' in other) &&
+		        !(typeof objCtor == 'function' && objCtor instanceof objCtor &&
+		          typeof othCtor == 'function' && othCtor instanceof othCtor)) {
+		      result = false;
+		    }
+		  }
+		  stack['delete'](object);
+		  stack['delete'](other);
+		  return result;
+		}
+
+		/**
+		 * Gets the data for `map`.
+		 *
+		 * @private
+		 * @param {Object} map The map to query.
+		 * @param {string} key The reference key.
+		 * @returns {*} Returns the map data.
+		 */
+		function getMapData(map, key) {
+		  var data = map.__data__;
+		  return isKeyable(key)
+		    ? data[typeof key == 'string' ? 'string' : 'hash']
+		    : data.map;
+		}
+
+		/**
+		 * Gets the property names, values, and compare flags of `object`.
+		 *
+		 * @private
+		 * @param {Object} object The object to query.
+		 * @returns {Array} Returns the match data of `object`.
+		 */
+		function getMatchData(object) {
+		  var result = keys(object),
+		      length = result.length;
+
+		  while (length--) {
+		    var key = result[length],
+		        value = object[key];
+
+		    result[length] = [key, value, isStrictComparable(value)];
+		  }
+		  return result;
+		}
+
+		/**
+		 * Gets the native function at `key` of `object`.
+		 *
+		 * @private
+		 * @param {Object} object The object to query.
+		 * @param {string} key The key of the method to get.
+		 * @returns {*} Returns the function if it's native, else `undefined`.
+		 */
+		function getNative(object, key) {
+		  var value = getValue(object, key);
+		  return baseIsNative(value) ? value : undefined;
+		}
+
+		/**
+		 * Gets the `toStringTag` of `value`.
+		 *
+		 * @private
+		 * @param {*} value The value to query.
+		 * @returns {string} Returns the `toStringTag`.
+		 */
+		var getTag = baseGetTag;
+
+		// Fallback for data views, maps, sets, and weak maps in IE 11,
+		// for data views in Edge < 14, and promises in Node.js.
+		if ((DataView && getTag(new DataView(new ArrayBuffer(1))) != dataViewTag) ||
+		    (Map && getTag(new Map) != mapTag) ||
+		    (Promise && getTag(Promise.resolve()) != promiseTag) ||
+		    (Set && getTag(new Set) != setTag) ||
+		    (WeakMap && getTag(new WeakMap) != weakMapTag)) {
+		  getTag = function(value) {
+		    var result = objectToString.call(value),
+		        Ctor = result == objectTag ? value.constructor : undefined,
+		        ctorString = Ctor ? toSource(Ctor) : undefined;
+
+		    if (ctorString) {
+		      switch (ctorString) {
+		        case dataViewCtorString: return dataViewTag;
+		        case mapCtorString: return mapTag;
+		        case promiseCtorString: return promiseTag;
+		        case setCtorString: return setTag;
+		        case weakMapCtorString: return weakMapTag;
+		      }
+		    }
+		    return result;
+		  };
+		}
+
+		/**
+		 * Checks if `path` exists on `object`.
+		 *
+		 * @private
+		 * @param {Object} object The object to query.
+		 * @param {Array|string} path The path to check.
+		 * @param {Function} hasFunc The function to check properties.
+		 * @returns {boolean} Returns `true` if `path` exists, else `false`.
+		 */
+		function hasPath(object, path, hasFunc) {
+		  path = isKey(path, object) ? [path] : castPath(path);
+
+		  var result,
+		      index = -1,
+		      length = path.length;
+
+		  while (++index < length) {
+		    var key = toKey(path[index]);
+		    if (!(result = object != null && hasFunc(object, key))) {
+		      break;
+		    }
+		    object = object[key];
+		  }
+		  if (result) {
+		    return result;
+		  }
+		  var length = object ? object.length : 0;
+		  return !!length && isLength(length) && isIndex(key, length) &&
+		    (isArray(object) || isArguments(object));
+		}
+
+		/**
+		 * Checks if `value` is a flattenable `arguments` object or array.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is flattenable, else `false`.
+		 */
+		function isFlattenable(value) {
+		  return isArray(value) || isArguments(value) ||
+		    !!(spreadableSymbol && value && value[spreadableSymbol]);
+		}
+
+		/**
+		 * Checks if `value` is a valid array-like index.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @param {number} [length=MAX_SAFE_INTEGER] The upper bounds of a valid index.
+		 * @returns {boolean} Returns `true` if `value` is a valid index, else `false`.
+		 */
+		function isIndex(value, length) {
+		  length = length == null ? MAX_SAFE_INTEGER : length;
+		  return !!length &&
+		    (typeof value == 'number' || reIsUint.test(value)) &&
+		    (value > -1 && value % 1 == 0 && value < length);
+		}
+
+		/**
+		 * Checks if the given arguments are from an iteratee call.
+		 *
+		 * @private
+		 * @param {*} value The potential iteratee value argument.
+		 * @param {*} index The potential iteratee index or key argument.
+		 * @param {*} object The potential iteratee object argument.
+		 * @returns {boolean} Returns `true` if the arguments are from an iteratee call,
+		 *  else `false`.
+		 */
+		function isIterateeCall(value, index, object) {
+		  if (!isObject(object)) {
+		    return false;
+		  }
+		  var type = typeof index;
+		  if (type == 'number'
+		        ? (isArrayLike(object) && isIndex(index, object.length))
+		        : (type == 'string' && index in object)
+		      ) {
+		    return eq(object[index], value);
+		  }
+		  return false;
+		}
+
+		/**
+		 * Checks if `value` is a property name and not a property path.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @param {Object} [object] The object to query keys on.
+		 * @returns {boolean} Returns `true` if `value` is a property name, else `false`.
+		 */
+		function isKey(value, object) {
+		  if (isArray(value)) {
+		    return false;
+		  }
+		  var type = typeof value;
+		  if (type == 'number' || type == 'symbol' || type == 'boolean' ||
+		      value == null || isSymbol(value)) {
+		    return true;
+		  }
+		  return reIsPlainProp.test(value) || !reIsDeepProp.test(value) ||
+		    (object != null && value in Object(object));
+		}
+
+		/**
+		 * Checks if `value` is suitable for use as unique object key.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+		 */
+		function isKeyable(value) {
+		  var type = typeof value;
+		  return (type == 'string' || type == 'number' || type == 'symbol' || type == 'boolean')
+		    ? (value !== '__proto__')
+		    : (value === null);
+		}
+
+		/**
+		 * Checks if `func` has its source masked.
+		 *
+		 * @private
+		 * @param {Function} func The function to check.
+		 * @returns {boolean} Returns `true` if `func` is masked, else `false`.
+		 */
+		function isMasked(func) {
+		  return !!maskSrcKey && (maskSrcKey in func);
+		}
+
+		/**
+		 * Checks if `value` is likely a prototype object.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a prototype, else `false`.
+		 */
+		function isPrototype(value) {
+		  var Ctor = value && value.constructor,
+		      proto = (typeof Ctor == 'function' && Ctor.prototype) || objectProto;
+
+		  return value === proto;
+		}
+
+		/**
+		 * Checks if `value` is suitable for strict equality comparisons, i.e. `===`.
+		 *
+		 * @private
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` if suitable for strict
+		 *  equality comparisons, else `false`.
+		 */
+		function isStrictComparable(value) {
+		  return value === value && !isObject(value);
+		}
+
+		/**
+		 * A specialized version of `matchesProperty` for source values suitable
+		 * for strict equality comparisons, i.e. `===`.
+		 *
+		 * @private
+		 * @param {string} key The key of the property to get.
+		 * @param {*} srcValue The value to match.
+		 * @returns {Function} Returns the new spec function.
+		 */
+		function matchesStrictComparable(key, srcValue) {
+		  return function(object) {
+		    if (object == null) {
+		      return false;
+		    }
+		    return object[key] === srcValue &&
+		      (srcValue !== undefined || (key in Object(object)));
+		  };
+		}
+
+		/**
+		 * Converts `string` to a property path array.
+		 *
+		 * @private
+		 * @param {string} string The string to convert.
+		 * @returns {Array} Returns the property path array.
+		 */
+		var stringToPath = memoize(function(string) {
+		  string = toString(string);
+
+		  var result = [];
+		  if (reLeadingDot.test(string)) {
+		    result.push('');
+		  }
+		  string.replace(rePropName, function(match, number, quote, string) {
+		    result.push(quote ? string.replace(reEscapeChar, '$1') : (number || match));
+		  });
+		  return result;
+		});
+
+		/**
+		 * Converts `value` to a string key if it's not a string or symbol.
+		 *
+		 * @private
+		 * @param {*} value The value to inspect.
+		 * @returns {string|symbol} Returns the key.
+		 */
+		function toKey(value) {
+		  if (typeof value == 'string' || isSymbol(value)) {
+		    return value;
+		  }
+		  var result = (value + '');
+		  return (result == '0' && (1 / value) == -Infinity) ? '-0' : result;
+		}
+
+		/**
+		 * Converts `func` to its source code.
+		 *
+		 * @private
+		 * @param {Function} func The function to process.
+		 * @returns {string} Returns the source code.
+		 */
+		function toSource(func) {
+		  if (func != null) {
+		    try {
+		      return funcToString.call(func);
+		    } catch (e) {}
+		    try {
+		      return (func + '');
+		    } catch (e) {}
+		  }
+		  return '';
+		}
+
+		/**
+		 * Creates an array of elements, sorted in ascending order by the results of
+		 * running each element in a collection thru each iteratee. This method
+		 * performs a stable sort, that is, it preserves the original sort order of
+		 * equal elements. The iteratees are invoked with one argument: (value).
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 0.1.0
+		 * @category Collection
+		 * @param {Array|Object} collection The collection to iterate over.
+		 * @param {...(Function|Function[])} [iteratees=[_.identity]]
+		 *  The iteratees to sort by.
+		 * @returns {Array} Returns the new sorted array.
+		 * @example
+		 *
+		 * var users = [
+		 *   { 'user': 'fred',   'age': 48 },
+		 *   { 'user': 'barney', 'age': 36 },
+		 *   { 'user': 'fred',   'age': 40 },
+		 *   { 'user': 'barney', 'age': 34 }
+		 * ];
+		 *
+		 * _.sortBy(users, function(o) { return o.user; });
+		 * // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
+		 *
+		 * _.sortBy(users, ['user', 'age']);
+		 * // => objects for [['barney', 34], ['barney', 36], ['fred', 40], ['fred', 48]]
+		 *
+		 * _.sortBy(users, 'user', function(o) {
+		 *   return Math.floor(o.age / 10);
+		 * });
+		 * // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
+		 */
+		var sortBy = baseRest(function(collection, iteratees) {
+		  if (collection == null) {
+		    return [];
+		  }
+		  var length = iteratees.length;
+		  if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) {
+		    iteratees = [];
+		  } else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) {
+		    iteratees = [iteratees[0]];
+		  }
+		  return baseOrderBy(collection, baseFlatten(iteratees), []);
+		});
+
+		/**
+		 * Creates a function that memoizes the result of `func`. If `resolver` is
+		 * provided, it determines the cache key for storing the result based on the
+		 * arguments provided to the memoized function. By default, the first argument
+		 * provided to the memoized function is used as the map cache key. The `func`
+		 * is invoked with the `this` binding of the memoized function.
+		 *
+		 * **Note:** The cache is exposed as the `cache` property on the memoized
+		 * function. Its creation may be customized by replacing the `_.memoize.Cache`
+		 * constructor with one whose instances implement the
+		 * [`Map`](http://ecma-international.org/ecma-262/7.0/#sec-properties-of-the-map-prototype-object)
+		 * method interface of `delete`, `get`, `has`, and `set`.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 0.1.0
+		 * @category Function
+		 * @param {Function} func The function to have its output memoized.
+		 * @param {Function} [resolver] The function to resolve the cache key.
+		 * @returns {Function} Returns the new memoized function.
+		 * @example
+		 *
+		 * var object = { 'a': 1, 'b': 2 };
+		 * var other = { 'c': 3, 'd': 4 };
+		 *
+		 * var values = _.memoize(_.values);
+		 * values(object);
+		 * // => [1, 2]
+		 *
+		 * values(other);
+		 * // => [3, 4]
+		 *
+		 * object.a = 2;
+		 * values(object);
+		 * // => [1, 2]
+		 *
+		 * // Modify the result cache.
+		 * values.cache.set(object, ['a', 'b']);
+		 * values(object);
+		 * // => ['a', 'b']
+		 *
+		 * // Replace `_.memoize.Cache`.
+		 * _.memoize.Cache = WeakMap;
+		 */
+		function memoize(func, resolver) {
+		  if (typeof func != 'function' || (resolver && typeof resolver != 'function')) {
+		    throw new TypeError(FUNC_ERROR_TEXT);
+		  }
+		  var memoized = function() {
+		    var args = arguments,
+		        key = resolver ? resolver.apply(this, args) : args[0],
+		        cache = memoized.cache;
+
+		    if (cache.has(key)) {
+		      return cache.get(key);
+		    }
+		    var result = func.apply(this, args);
+		    memoized.cache = cache.set(key, result);
+		    return result;
+		  };
+		  memoized.cache = new (memoize.Cache || MapCache);
+		  return memoized;
+		}
+
+		// Assign cache to `_.memoize`.
+		memoize.Cache = MapCache;
+
+		/**
+		 * Performs a
+		 * [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+		 * comparison between two values to determine if they are equivalent.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to compare.
+		 * @param {*} other The other value to compare.
+		 * @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+		 * @example
+		 *
+		 * var object = { 'a': 1 };
+		 * var other = { 'a': 1 };
+		 *
+		 * _.eq(object, object);
+		 * // => true
+		 *
+		 * _.eq(object, other);
+		 * // => false
+		 *
+		 * _.eq('a', 'a');
+		 * // => true
+		 *
+		 * _.eq('a', Object('a'));
+		 * // => false
+		 *
+		 * _.eq(NaN, NaN);
+		 * // => true
+		 */
+		function eq(value, other) {
+		  return value === other || (value !== value && other !== other);
+		}
+
+		/**
+		 * Checks if `value` is likely an `arguments` object.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 0.1.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is an `arguments` object,
+		 *  else `false`.
+		 * @example
+		 *
+		 * _.isArguments(function() { return arguments; }());
+		 * // => true
+		 *
+		 * _.isArguments([1, 2, 3]);
+		 * // => false
+		 */
+		function isArguments(value) {
+		  // Safari 8.1 makes `arguments.callee` enumerable in strict mode.
+		  return isArrayLikeObject(value) && hasOwnProperty.call(value, 'callee') &&
+		    (!propertyIsEnumerable.call(value, 'callee') || objectToString.call(value) == argsTag);
+		}
+
+		/**
+		 * Checks if `value` is classified as an `Array` object.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 0.1.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is an array, else `false`.
+		 * @example
+		 *
+		 * _.isArray([1, 2, 3]);
+		 * // => true
+		 *
+		 * _.isArray(document.body.children);
+		 * // => false
+		 *
+		 * _.isArray('abc');
+		 * // => false
+		 *
+		 * _.isArray(_.noop);
+		 * // => false
+		 */
+		var isArray = Array.isArray;
+
+		/**
+		 * Checks if `value` is array-like. A value is considered array-like if it's
+		 * not a function and has a `value.length` that's an integer greater than or
+		 * equal to `0` and less than or equal to `Number.MAX_SAFE_INTEGER`.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is array-like, else `false`.
+		 * @example
+		 *
+		 * _.isArrayLike([1, 2, 3]);
+		 * // => true
+		 *
+		 * _.isArrayLike(document.body.children);
+		 * // => true
+		 *
+		 * _.isArrayLike('abc');
+		 * // => true
+		 *
+		 * _.isArrayLike(_.noop);
+		 * // => false
+		 */
+		function isArrayLike(value) {
+		  return value != null && isLength(value.length) && !isFunction(value);
+		}
+
+		/**
+		 * This method is like `_.isArrayLike` except that it also checks if `value`
+		 * is an object.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is an array-like object,
+		 *  else `false`.
+		 * @example
+		 *
+		 * _.isArrayLikeObject([1, 2, 3]);
+		 * // => true
+		 *
+		 * _.isArrayLikeObject(document.body.children);
+		 * // => true
+		 *
+		 * _.isArrayLikeObject('abc');
+		 * // => false
+		 *
+		 * _.isArrayLikeObject(_.noop);
+		 * // => false
+		 */
+		function isArrayLikeObject(value) {
+		  return isObjectLike(value) && isArrayLike(value);
+		}
+
+		/**
+		 * Checks if `value` is classified as a `Function` object.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 0.1.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a function, else `false`.
+		 * @example
+		 *
+		 * _.isFunction(_);
+		 * // => true
+		 *
+		 * _.isFunction(/abc/);
+		 * // => false
+		 */
+		function isFunction(value) {
+		  // The use of `Object#toString` avoids issues with the `typeof` operator
+		  // in Safari 8-9 which returns 'object' for typed array and other constructors.
+		  var tag = isObject(value) ? objectToString.call(value) : '';
+		  return tag == funcTag || tag == genTag;
+		}
+
+		/**
+		 * Checks if `value` is a valid array-like length.
+		 *
+		 * **Note:** This method is loosely based on
+		 * [`ToLength`](http://ecma-international.org/ecma-262/7.0/#sec-tolength).
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a valid length, else `false`.
+		 * @example
+		 *
+		 * _.isLength(3);
+		 * // => true
+		 *
+		 * _.isLength(Number.MIN_VALUE);
+		 * // => false
+		 *
+		 * _.isLength(Infinity);
+		 * // => false
+		 *
+		 * _.isLength('3');
+		 * // => false
+		 */
+		function isLength(value) {
+		  return typeof value == 'number' &&
+		    value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
+		}
+
+		/**
+		 * Checks if `value` is the
+		 * [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+		 * of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 0.1.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is an object, else `false`.
+		 * @example
+		 *
+		 * _.isObject({});
+		 * // => true
+		 *
+		 * _.isObject([1, 2, 3]);
+		 * // => true
+		 *
+		 * _.isObject(_.noop);
+		 * // => true
+		 *
+		 * _.isObject(null);
+		 * // => false
+		 */
+		function isObject(value) {
+		  var type = typeof value;
+		  return !!value && (type == 'object' || type == 'function');
+		}
+
+		/**
+		 * Checks if `value` is object-like. A value is object-like if it's not `null`
+		 * and has a `typeof` result of "object".
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is object-like, else `false`.
+		 * @example
+		 *
+		 * _.isObjectLike({});
+		 * // => true
+		 *
+		 * _.isObjectLike([1, 2, 3]);
+		 * // => true
+		 *
+		 * _.isObjectLike(_.noop);
+		 * // => false
+		 *
+		 * _.isObjectLike(null);
+		 * // => false
+		 */
+		function isObjectLike(value) {
+		  return !!value && typeof value == 'object';
+		}
+
+		/**
+		 * Checks if `value` is classified as a `Symbol` primitive or object.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a symbol, else `false`.
+		 * @example
+		 *
+		 * _.isSymbol(Symbol.iterator);
+		 * // => true
+		 *
+		 * _.isSymbol('abc');
+		 * // => false
+		 */
+		function isSymbol(value) {
+		  return typeof value == 'symbol' ||
+		    (isObjectLike(value) && objectToString.call(value) == symbolTag);
+		}
+
+		/**
+		 * Checks if `value` is classified as a typed array.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 3.0.0
+		 * @category Lang
+		 * @param {*} value The value to check.
+		 * @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
+		 * @example
+		 *
+		 * _.isTypedArray(new Uint8Array);
+		 * // => true
+		 *
+		 * _.isTypedArray([]);
+		 * // => false
+		 */
+		var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
+
+		/**
+		 * Converts `value` to a string. An empty string is returned for `null`
+		 * and `undefined` values. The sign of `-0` is preserved.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Lang
+		 * @param {*} value The value to process.
+		 * @returns {string} Returns the string.
+		 * @example
+		 *
+		 * _.toString(null);
+		 * // => ''
+		 *
+		 * _.toString(-0);
+		 * // => '-0'
+		 *
+		 * _.toString([1, 2, 3]);
+		 * // => '1,2,3'
+		 */
+		function toString(value) {
+		  return value == null ? '' : baseToString(value);
+		}
+
+		/**
+		 * Gets the value at `path` of `object`. If the resolved value is
+		 * `undefined`, the `defaultValue` is returned in its place.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 3.7.0
+		 * @category Object
+		 * @param {Object} object The object to query.
+		 * @param {Array|string} path The path of the property to get.
+		 * @param {*} [defaultValue] The value returned for `undefined` resolved values.
+		 * @returns {*} Returns the resolved value.
+		 * @example
+		 *
+		 * var object = { 'a': [{ 'b': { 'c': 3 } }] };
+		 *
+		 * _.get(object, 'a[0].b.c');
+		 * // => 3
+		 *
+		 * _.get(object, ['a', '0', 'b', 'c']);
+		 * // => 3
+		 *
+		 * _.get(object, 'a.b.c', 'default');
+		 * // => 'default'
+		 */
+		function get(object, path, defaultValue) {
+		  var result = object == null ? undefined : baseGet(object, path);
+		  return result === undefined ? defaultValue : result;
+		}
+
+		/**
+		 * Checks if `path` is a direct or inherited property of `object`.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 4.0.0
+		 * @category Object
+		 * @param {Object} object The object to query.
+		 * @param {Array|string} path The path to check.
+		 * @returns {boolean} Returns `true` if `path` exists, else `false`.
+		 * @example
+		 *
+		 * var object = _.create({ 'a': _.create({ 'b': 2 }) });
+		 *
+		 * _.hasIn(object, 'a');
+		 * // => true
+		 *
+		 * _.hasIn(object, 'a.b');
+		 * // => true
+		 *
+		 * _.hasIn(object, ['a', 'b']);
+		 * // => true
+		 *
+		 * _.hasIn(object, 'b');
+		 * // => false
+		 */
+		function hasIn(object, path) {
+		  return object != null && hasPath(object, path, baseHasIn);
+		}
+
+		/**
+		 * Creates an array of the own enumerable property names of `object`.
+		 *
+		 * **Note:** Non-object values are coerced to objects. See the
+		 * [ES spec](http://ecma-international.org/ecma-262/7.0/#sec-object.keys)
+		 * for more details.
+		 *
+		 * @static
+		 * @since 0.1.0
+		 * @memberOf _
+		 * @category Object
+		 * @param {Object} object The object to query.
+		 * @returns {Array} Returns the array of property names.
+		 * @example
+		 *
+		 * function Foo() {
+		 *   this.a = 1;
+		 *   this.b = 2;
+		 * }
+		 *
+		 * Foo.prototype.c = 3;
+		 *
+		 * _.keys(new Foo);
+		 * // => ['a', 'b'] (iteration order is not guaranteed)
+		 *
+		 * _.keys('hi');
+		 * // => ['0', '1']
+		 */
+		function keys(object) {
+		  return isArrayLike(object) ? arrayLikeKeys(object) : baseKeys(object);
+		}
+
+		/**
+		 * This method returns the first argument it receives.
+		 *
+		 * @static
+		 * @since 0.1.0
+		 * @memberOf _
+		 * @category Util
+		 * @param {*} value Any value.
+		 * @returns {*} Returns `value`.
+		 * @example
+		 *
+		 * var object = { 'a': 1 };
+		 *
+		 * console.log(_.identity(object) === object);
+		 * // => true
+		 */
+		function identity(value) {
+		  return value;
+		}
+
+		/**
+		 * Creates a function that returns the value at `path` of a given object.
+		 *
+		 * @static
+		 * @memberOf _
+		 * @since 2.4.0
+		 * @category Util
+		 * @param {Array|string} path The path of the property to get.
+		 * @returns {Function} Returns the new accessor function.
+		 * @example
+		 *
+		 * var objects = [
+		 *   { 'a': { 'b': 2 } },
+		 *   { 'a': { 'b': 1 } }
+		 * ];
+		 *
+		 * _.map(objects, _.property('a.b'));
+		 * // => [2, 1]
+		 *
+		 * _.map(_.sortBy(objects, _.property(['a', 'b'])), 'a.b');
+		 * // => [1, 2]
+		 */
+		function property(path) {
+		  return isKey(path) ? baseProperty(toKey(path)) : basePropertyDeep(path);
+		}
+
+		module.exports = sortBy; 
+	} (lodash_sortby, lodash_sortby.exports));
+	return lodash_sortby.exports;
+}
+
+var escapeStringRegexp;
+var hasRequiredEscapeStringRegexp;
+
+function requireEscapeStringRegexp () {
+	if (hasRequiredEscapeStringRegexp) return escapeStringRegexp;
+	hasRequiredEscapeStringRegexp = 1;
+
+	escapeStringRegexp = string => {
+		if (typeof string !== 'string') {
+			throw new TypeError('Expected a string');
+		}
+
+		// Escape characters with special meaning either inside or outside character sets.
+		// Use a simple backslash escape when it’s always valid, and a \unnnn escape when the simpler form would be disallowed by Unicode patterns’ stricter grammar.
+		return string
+			.replace(/[|\\{}()[\]^$+*?.]/g, '\\$&')
+			.replace(/-/g, '\\x2d');
+	};
+	return escapeStringRegexp;
+}
+
+var regexpParse = {};
+
+var hasRequiredRegexpParse;
+
+function requireRegexpParse () {
+	if (hasRequiredRegexpParse) return regexpParse;
+	hasRequiredRegexpParse = 1;
+	Object.defineProperty(regexpParse, "__esModule", { value: true });
+	regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
+	// https://developer.mozilla.org/en-US/docs/Web/JavaScript/Guide/Regular_Expressions#advanced_searching_with_flags
+	var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
+	var parseRegExpString = function (str) {
+	    var result = str.match(REGEXP_LITERAL_PATTERN);
+	    if (!result) {
+	        return null;
+	    }
+	    return {
+	        source: result[1],
+	        flagString: result[2]
+	    };
+	};
+	regexpParse.parseRegExpString = parseRegExpString;
+	var isRegExpString = function (str) {
+	    return REGEXP_LITERAL_PATTERN.test(str);
+	};
+	regexpParse.isRegExpString = isRegExpString;
+	
+	return regexpParse;
+}
+
+var hasRequiredRegexpStringMatcher;
+
+function requireRegexpStringMatcher () {
+	if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
+	hasRequiredRegexpStringMatcher = 1;
+	(function (exports$1) {
+		var __importDefault = (regexpStringMatcher && regexpStringMatcher.__importDefault) || function (mod) {
+		    return (mod && mod.__esModule) ? mod : { "default": mod };
+		};
+		Object.defineProperty(exports$1, "__esModule", { value: true });
+		exports$1.matchPatterns = exports$1.createRegExp = void 0;
+		var lodash_uniq_1 = __importDefault(requireLodash_uniq());
+		var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
+		var lodash_sortby_1 = __importDefault(requireLodash_sortby());
+		var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
+		var regexp_parse_1 = requireRegexpParse();
+		var DEFAULT_FLAGS = "ug";
+		var defaultFlags = function (flagsString) {
+		    if (flagsString.length === 0) {
+		        return DEFAULT_FLAGS;
+		    }
+		    return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
+		};
+		var createRegExp = function (patternString, defaultFlag) {
+		    if (defaultFlag === void 0) { defaultFlag = DEFAULT_FLAGS; }
+		    if (patternString.length === 0) {
+		        throw new Error("Empty string can not handled");
+		    }
+		    if ((0, regexp_parse_1.isRegExpString)(patternString)) {
+		        var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
+		        if (regExpStructure) {
+		            return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
+		        }
+		        throw new Error("\"".concat(patternString, "\" can not parse as RegExp."));
+		    }
+		    else {
+		        return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
+		    }
+		};
+		exports$1.createRegExp = createRegExp;
+		var isEqualMatchPatternResult = function (a, b) {
+		    return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
+		};
+		/**
+		 * Match regExpLikeStrings and return matchPatternResults
+		 * @param text target text
+		 * @param regExpLikeStrings an array of pattern string
+		 */
+		var matchPatterns = function (text, regExpLikeStrings) {
+		    var matchPatternResults = [];
+		    regExpLikeStrings
+		        .map(function (patternString) {
+		        return (0, exports$1.createRegExp)(patternString);
+		    })
+		        .forEach(function (regExp) {
+		        var results = text.matchAll(regExp);
+		        Array.from(results).forEach(function (result) {
+		            if (result.index === undefined) {
+		                return;
+		            }
+		            var match = result[0];
+		            var index = result.index;
+		            matchPatternResults.push({
+		                match: match,
+		                captures: result.slice(1),
+		                startIndex: index,
+		                endIndex: index + match.length
+		            });
+		        });
+		    });
+		    var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
+		    return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
+		};
+		exports$1.matchPatterns = matchPatterns;
+		
+	} (regexpStringMatcher));
+	return regexpStringMatcher;
+}
+
+var regexpStringMatcherExports = requireRegexpStringMatcher();
+
+/**
+ * These should be ignored by default, because these are used in AWS example.
+ * https://docs.aws.amazon.com/ja_jp/general/latest/gr/aws-access-keys-best-practices.html
+ */
+const BUILTIN_IGNORED = {
+    AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
+    AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+};
+const messages$e = {
+    AWSAccountID: {
+        en: (props) => `found AWS Account ID: ${props.ID}`,
+        ja: (props) => `AWS Account ID: ${props.ID} がみつかりました`,
+    },
+    AWSSecretAccessKey: {
+        en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
+        ja: (props) => `AWS Secret Access Key: ${props.KEY} がみつかりました`,
+    },
+    AWSAccessKeyID: {
+        en: (props) => `found AWS Access Key ID: ${props.ID}`,
+        ja: (props) => `AWS Access Key Id: ${props.ID} がみつかりました`,
+    },
+};
+/*
+  local aws="(AWS|aws|Aws)?_?" quote="(\"|')" connect="\s*(:|=>|=)\s*"
+  local opt_quote="${quote}?"
+  add_config 'secrets.providers' 'git secrets --aws-provider'
+
+  add_config 'secrets.patterns' '(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}'
+
+  add_config 'secrets.patterns' "${opt_quote}${aws}(SECRET|secret|Secret)?_?(ACCESS|access|Access)?_?(KEY|key|Key)${opt_quote}${connect}${opt_quote}[A-Za-z0-9/\+=]{40}${opt_quote}"
+
+  add_config 'secrets.patterns' "${opt_quote}${aws}(ACCOUNT|account|Account)_?(ID|id|Id)?${opt_quote}${connect}${opt_quote}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${opt_quote}"
+
+  add_config 'secrets.allowed' 'AKIAIOSFODNN7EXAMPLE'
+  add_config 'secrets.allowed' "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+  https://docs.cribl.io/docs/regexesyml
+ */
+const reportAWSAccessKey = ({ t, source, context, options, }) => {
+    // AWS Access Key ID
+    // Example) AKIAIOSFODNN7EXAMPLE
+    const AWSAccessKeyIDPattern = /\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g;
+    const results = source.content.matchAll(AWSAccessKeyIDPattern);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        // Built-in ignore
+        if (BUILTIN_IGNORED.AWSAccountID.includes(match)) {
+            continue;
+        }
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("AWSAccessKeyID", {
+                ID: match,
+            }),
+            range,
+        });
+    }
+};
+const reportAWSSecretAccessKey = ({ t, source, context, options, }) => {
+    const AWS = "(?:AWS|aws|Aws)?_?";
+    const QUOTE = `["']?`;
+    const CONNECT = "\\s*(?::|=>|=)\\s*";
+    // git-secrets implementation match _KEY=XXX, but it is false-positive
+    // https://github.com/awslabs/git-secrets/blob/5e28df337746db4f070c84f7069d365bfd0d72a8/git-secrets#L239
+    // This Pattern match only `AWS?_SECRET_ACCESS_KEY=XXX`
+    const AWSSecretPatten = new RegExp(String.raw `${QUOTE}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE}${CONNECT}${QUOTE}([A-Za-z0-9/\+=]{40})${QUOTE}\b`, "g");
+    const results = source.content.matchAll(AWSSecretPatten);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[1] || "";
+        const range = [index, index + match.length];
+        // Built-in ignored
+        if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) {
+            continue;
+        }
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("AWSSecretAccessKey", {
+                KEY: match,
+            }),
+            range,
+        });
+    }
+};
+const reportAWSAccountID = ({ t, source, context, options, }) => {
+    const AWS = "(AWS|aws|Aws)?_?";
+    const QUOTE = `("|')?`;
+    const CONNECT = "\\s*(:|=>|=)\\s*";
+    const AWSSecretPatten = new RegExp(String.raw `${QUOTE}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE}${CONNECT}${QUOTE}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE}\b`, "g");
+    const results = source.content.matchAll(AWSSecretPatten);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("AWSAccountID", {
+                ID: match,
+            }),
+            range,
+        });
+    }
+};
+const creator$f = {
+    messages: messages$e,
+    meta: {
+        id: "@secretlint/secretlint-rule-aws",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md",
+        },
+    },
+    create(context, options) {
+        const normalizedOptions = {
+            allows: options.allows || [],
+            enableIDScanRule: options.enableIDScanRule ?? false,
+        };
+        const t = context.createTranslator(messages$e);
+        return {
+            file(source) {
+                if (normalizedOptions.enableIDScanRule) {
+                    reportAWSAccessKey({ t, source: source, context: context, options: normalizedOptions });
+                    reportAWSAccountID({ t, source: source, context: context, options: normalizedOptions });
+                }
+                reportAWSSecretAccessKey({ t, source: source, context: context, options: normalizedOptions });
+            },
+        };
+    },
+};
+
+async function reportIfFoundPrivateKeyP12Format({ source, context, t, }) {
+    if (!source.filePath) {
+        return;
+    }
+    try {
+        // lazy load fs/path and node-forge
+        // browser does not have fs module
+        // node-forge is heavy module
+        const fs = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3024, 19));
+        const path = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 6760, 19));
+        // Read file as Buffer to Base64 -> bytes -> asn1
+        const p12String = fs.readFileSync(source.filePath).toString("base64");
+        const forge = (await __nccwpck_require__.e(/* import() */ 200).then(__nccwpck_require__.bind(__nccwpck_require__, 1200)).then(function (n) { return n.i; })).default;
+        const p12Der = forge.util.decode64(p12String);
+        const p12Asn1 = forge.asn1.fromDer(p12Der);
+        // read p12 file with "notasecret" pass phase
+        // The password for Service Account's the PKCS12 file is "notasecret".
+        // If success read p12 file, report it as error
+        // https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts.keys#serviceaccountprivatekeytype
+        forge.pkcs12.pkcs12FromAsn1(p12Asn1, "notasecret");
+        // because, this p12 file is credential for GCP Service Account
+        context.report({
+            message: t("PrivateKeyP12", {
+                FILE_NAME: source.filePath ? path.basename(source.filePath) : "",
+            }),
+            range: [0, source.content.length],
+        });
+    }
+    catch {
+        // nope
+    }
+}
+
+const messages$d = {
+    PrivateKeyP12: {
+        en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
+        ja: (props) => `GCPサービスアカウントの秘密鍵(p12) ${props.FILE_NAME} がみつかりました`,
+    },
+    PrivateKeyJSON: {
+        en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
+        ja: (props) => `GCPサービスアカウントの秘密鍵(json): ${props.FILE_NAME} がみつかりました`,
+    },
+};
+function reportIfFoundPrivateKeyJSONFormat({ source, context, t, }) {
+    try {
+        const credentialObject = JSON.parse(source.content);
+        // Private Key Pattern
+        const PRIVATE_KEY_PATTERN = /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm;
+        const isGCPServiceAccountPrivateKeyJSON = "private_key_id" in credentialObject &&
+            "private_key" in credentialObject &&
+            PRIVATE_KEY_PATTERN.test(credentialObject["private_key"]);
+        if (!isGCPServiceAccountPrivateKeyJSON) {
+            return;
+        }
+        context.report({
+            message: t("PrivateKeyJSON", {
+                FILE_NAME: source.filePath ? node_path__WEBPACK_IMPORTED_MODULE_0__.basename(source.filePath) : "",
+            }),
+            range: [0, source.content.length],
+        });
+    }
+    catch {
+        // nope
+    }
+}
+const creator$e = {
+    messages: messages$d,
+    meta: {
+        id: "@secretlint/secretlint-rule-gcp",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["all"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$d);
+        ({
+            allows: options.allows || [],
+        });
+        return {
+            file(source) {
+                if (source.ext === ".p12") {
+                    return reportIfFoundPrivateKeyP12Format({ source, context, t });
+                }
+                else if (source.ext === ".json") {
+                    return reportIfFoundPrivateKeyJSONFormat({ source, context, t });
+                }
+            },
+        };
+    },
+};
+
+const messages$c = {
+    PackageJSON_xOauthToken: {
+        en: (props) => `found GitHub Token: ${props.TOKEN}`,
+        ja: (props) => `GitHub Token: ${props.TOKEN} がみつかりました`,
+    },
+    Npmrc_authToken: {
+        en: (props) => `found npmrc authToken: ${props.TOKEN}`,
+        ja: (props) => `npmrc authToken: ${props.TOKEN} がみつかりました`,
+    },
+    NPM_ACCESS_TOKEN: {
+        en: (props) => `found npm access token: ${props.TOKEN}`,
+        ja: (props) => `npm access token: ${props.TOKEN} がみつかりました`,
+    },
+};
+function reportIfFoundXOauthGitHubToken({ source, options, context, t, }) {
+    // https://github.blog/2012-09-21-easier-builds-and-deployments-using-git-over-https-and-oauth/
+    // https://stackoverflow.com/questions/14402407/maximum-length-of-a-domain-name-without-the-http-www-com-parts
+    const XOAuthPattern = /https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g;
+    const results = source.content.matchAll(XOAuthPattern);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[1] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("PackageJSON_xOauthToken", {
+                TOKEN: match,
+            }),
+            range,
+        });
+    }
+}
+function reportIfFound_AuthTokenInNpmrc({ source, options, context, t, }) {
+    // https://blog.npmjs.org/post/118393368555/deploying-with-npm-private-modules
+    // allow _authToken=${NPM_TOKEN}
+    // https://github.com/secretlint/secretlint/issues/302
+    const AuthTokenPattern = /_authToken=([^$].*)/g;
+    const results = source.content.matchAll(AuthTokenPattern);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[1] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("Npmrc_authToken", {
+                TOKEN: match,
+            }),
+            range,
+        });
+    }
+}
+function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context, t, }) {
+    // https://github.blog/2021-09-23-announcing-npms-new-access-token-format/
+    // https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/
+    // token length should be 40
+    const NPM_ACCESS_TOKEN_PATTERN = /(?<!\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu;
+    const results = source.content.matchAll(NPM_ACCESS_TOKEN_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("NPM_ACCESS_TOKEN", {
+                TOKEN: match,
+            }),
+            range,
+        });
+    }
+}
+const isPackageFile = (filePath) => {
+    if (!filePath) {
+        return true;
+    }
+    return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
+};
+const isNpmrc = (filePath) => {
+    if (!filePath) {
+        return true;
+    }
+    return filePath.endsWith(".npmrc");
+};
+const creator$d = {
+    messages: messages$c,
+    meta: {
+        id: "@secretlint/secretlint-rule-npm",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$c);
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        return {
+            file(source) {
+                if (isPackageFile(source.filePath)) {
+                    reportIfFoundXOauthGitHubToken({ source, options: normalizedOptions, context, t });
+                }
+                else if (isNpmrc(source.filePath)) {
+                    reportIfFound_AuthTokenInNpmrc({ source, options: normalizedOptions, context, t });
+                }
+                reportIfFound_NPM_ACCESS_TOKEN({ source, options: normalizedOptions, context, t });
+            },
+        };
+    },
+};
+
+const messages$b = {
+    SLACK_TOKEN: {
+        en: (props) => `found slack token: ${props.TOKEN}`,
+        ja: (props) => `Slackトークン: ${props.TOKEN} がみつかりました`,
+    },
+    IncomingWebhook: {
+        en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
+        ja: (props) => `SlackのIncoming Webhooks: ${props.TOKEN} がみつかりました`,
+    },
+};
+function reportIfFoundRawPrivateKey$1({ source, options, context, t, }) {
+    // Based on https://docs.cribl.io/docs/regexesyml
+    // https://api.slack.com/docs/token-types
+    // Bot user token strings begin with xoxb-
+    // User token strings begin with xoxp-
+    // App token strings begin with xapp-
+    // Workspace access token strings begin with xoxa-2
+    // Workspace refresh token strings begin with xoxr
+    // Pattern: {prefix}-(\d-)-xxxx-xxxx
+    const SLACK_TOKEN_PATTERN = /\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g;
+    const results = source.content.matchAll(SLACK_TOKEN_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("SLACK_TOKEN", {
+                TOKEN: match,
+            }),
+            range,
+        });
+    }
+}
+/**
+ * Report if found Incoming Webhooks
+ * https://api.slack.com/messaging/webhooks
+ * @param source
+ * @param options
+ * @param context
+ * @param t
+ */
+function reportIfFoundIncomingWebhook({ source, options, context, t, }) {
+    // Based on https://hooks.slack.com/TXXXXX/BXXXXX/XXXXXXXXXX
+    // https://api.slack.com/messaging/webhooks
+    const IncomingWebhooksPattern = /https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi;
+    const results = source.content.matchAll(IncomingWebhooksPattern);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("IncomingWebhook", {
+                URL: match,
+            }),
+            range,
+        });
+    }
+}
+const creator$c = {
+    messages: messages$b,
+    meta: {
+        id: "@secretlint/secretlint-rule-slack",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$b);
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        return {
+            file(source) {
+                reportIfFoundRawPrivateKey$1({ source, options: normalizedOptions, context, t });
+                reportIfFoundIncomingWebhook({ source, options: normalizedOptions, context, t });
+            },
+        };
+    },
+};
+
+const messages$a = {
+    BasicAuth: {
+        en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
+        ja: (props) => `ベーシック認証情報: ${props.CREDENTIAL} がみつかりました`,
+    },
+};
+// Common placeholder patterns that should be ignored to avoid false positives
+const BUILTIN_IGNORED_PATTERNS$1 = [
+    "localhost",
+    "127.0.0.1",
+    "password",
+    "mypassword",
+    "myusername",
+    "{password}",
+    "${password}",
+    "{{password}}",
+    "{username}",
+    "${username}",
+    "{{username}}",
+    "YOUR_PASSWORD",
+    "YOUR_USERNAME",
+    "REPLACE_WITH_PASSWORD",
+    "REPLACE_WITH_USERNAME",
+];
+/**
+ * Check if the string contains variable-like patterns that indicate it's likely a template
+ */
+function isVariableLikeString$1(str) {
+    // Check for common variable patterns with length limits to prevent ReDoS
+    const variablePatterns = [
+        /\$\{[^}]{1,50}\}/, // ${var}
+        /\{\{[^}]{1,50}\}\}/, // {{var}}
+        /\{[^}]{1,50}\}/, // {var}
+        /%[A-Z_]{1,30}%/, // %VAR%
+        /\$[A-Z_]{1,30}/, // $VAR
+    ];
+    return variablePatterns.some((pattern) => pattern.test(str));
+}
+/**
+ * Check if the username part looks like a real credential
+ */
+function isLikelyRealUsername(username) {
+    // Skip if it's too short
+    if (username.length < 2)
+        return false;
+    // Skip if it contains variable patterns
+    if (isVariableLikeString$1(username))
+        return false;
+    // Skip if it's a common placeholder
+    if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) {
+        return false;
+    }
+    return true;
+}
+/**
+ * Check if the password part looks like a real credential
+ */
+function isLikelyRealPassword$1(password) {
+    // Skip if it's too short or too simple
+    if (password.length < 4)
+        return false;
+    // Skip if it contains variable patterns
+    if (isVariableLikeString$1(password))
+        return false;
+    // Skip if it's a common placeholder
+    if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) {
+        return false;
+    }
+    // Skip passwords that are too repetitive (same character repeated)
+    if (/^(.)\1{3,}$/.test(password))
+        return false; // e.g., "aaaa", "1111", "xxxx"
+    return true;
+}
+function reportIfFoundBasicAuth({ source, options, context, t, }) {
+    // https://developer.mozilla.org/docs/Web/HTTP/Authentication
+    // https://ihateregex.io/expr/url
+    // Using possessive quantifiers to prevent ReDoS
+    const URL_PATTERN = /(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g;
+    const results = source.content.matchAll(URL_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const username = result.groups?.user;
+        const password = result.groups?.password;
+        // Skip if no credentials found
+        if (!username || !password)
+            continue;
+        // Skip if username doesn't look real
+        if (!isLikelyRealUsername(username))
+            continue;
+        // Skip if password doesn't look real
+        if (!isLikelyRealPassword$1(password))
+            continue;
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("BasicAuth", {
+                CREDENTIAL: match,
+            }),
+            range,
+        });
+    }
+}
+const creator$b = {
+    messages: messages$a,
+    meta: {
+        id: "@secretlint/secretlint-rule-basicauth",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$a);
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        return {
+            file(source) {
+                reportIfFoundBasicAuth({ source, options: normalizedOptions, context, t });
+            },
+        };
+    },
+};
+
+const messages$9 = {
+    OPENAI_TOKEN: {
+        en: (props) => `found OpenAI API token: ${props.TOKEN}`,
+        ja: (props) => `OpenAI API トークン: ${props.TOKEN} がみつかりました`,
+    },
+};
+const creator$a = {
+    messages: messages$9,
+    meta: {
+        id: "@secretlint/secretlint-rule-openai",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md",
+        },
+    },
+    create(context) {
+        const t = context.createTranslator(messages$9);
+        return {
+            file(source) {
+                const pattern = /sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g;
+                const matches = source.content.matchAll(pattern);
+                for (const match of matches) {
+                    const index = match.index ?? 0;
+                    const matchString = match[0] ?? "";
+                    const range = [index, index + matchString.length];
+                    context.report({
+                        message: t("OPENAI_TOKEN", {
+                            TOKEN: matchString,
+                        }),
+                        range,
+                    });
+                }
+            },
+        };
+    },
+};
+
+const messages$8 = {
+    ANTHROPIC_API_KEY: {
+        en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
+        ja: (props) => `Anthropic Claude API キー: ${props.KEY} がみつかりました`,
+    },
+};
+const creator$9 = {
+    messages: messages$8,
+    meta: {
+        id: "@secretlint/secretlint-rule-anthropic",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md",
+        },
+    },
+    create(context) {
+        const t = context.createTranslator(messages$8);
+        return {
+            file(source) {
+                // Anthropic Claude API keys patterns:
+                // - sk-ant-api03-... (original format) - 13 chars prefix
+                // - sk-ant-api04-... (newer format) - 13 chars prefix
+                // Example format: sk-ant-api03-<93 base64url chars>AA (108 chars total)
+                // Breakdown: prefix(13) + middle(93) + suffix(2) = 108 chars
+                // Pattern: sk-ant-api0[3-4]- + base64-like characters (exactly 93 chars) + ending with AA
+                // https://docs.anthropic.com/en/api/overview
+                // https://docs.anthropic.com/en/api/admin-api/apikeys/get-api-key
+                // https://docs.gitguardian.com/secrets-detection/secrets-detection-engine/detectors/specifics/claude_api_key
+                const pattern = /(?<!\p{L})sk-ant-api0\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])/gu;
+                const matches = source.content.matchAll(pattern);
+                for (const match of matches) {
+                    const index = match.index ?? 0;
+                    const matchString = match[0] ?? "";
+                    const range = [index, index + matchString.length];
+                    context.report({
+                        message: t("ANTHROPIC_API_KEY", {
+                            KEY: matchString,
+                        }),
+                        range,
+                    });
+                }
+            },
+        };
+    },
+};
+
+const messages$7 = {
+    LINEAR_API_TOKEN: {
+        en: (props) => `found linear api token: ${props.ID}`,
+        ja: (props) => `linear api token: ${props.ID} がみつかりました`,
+    },
+};
+const creator$8 = {
+    messages: messages$7,
+    meta: {
+        id: "@secretlint/secretlint-rule-linear",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md",
+        },
+    },
+    create(context) {
+        const t = context.createTranslator(messages$7);
+        return {
+            file(source) {
+                const pattern = /(?<!\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])/gu;
+                const matches = source.content.matchAll(pattern);
+                for (const match of matches) {
+                    const index = match.index ?? 0;
+                    const matchString = match[0] ?? "";
+                    const range = [index, index + matchString.length];
+                    context.report({
+                        message: t("LINEAR_API_TOKEN", {
+                            ID: matchString,
+                        }),
+                        range,
+                    });
+                }
+            },
+        };
+    },
+};
+
+const messages$6 = {
+    PrivateKey: {
+        en: (props) => `found private key: ${props.KEY}`,
+        ja: (props) => `秘密鍵: ${props.KEY} がみつかりました`,
+    },
+};
+/**
+ * Regular expression to detect private keys and extract Base64 content in one pass
+ * Based on https://docs.cribl.io/docs/regexesyml
+ * Captures the Base64 content (group 1) between BEGIN and END markers
+ *
+ * Length constraint {100,10000} (heuristic):
+ * - Minimum 100: Heuristically excludes short placeholders (smallest real key ECDSA-256 ≈ 288 chars)
+ * - Maximum 10000: Heuristically prevents catastrophic backtracking and extremely large inputs
+ *
+ * Character class [A-Za-z0-9+/=\s\\]:
+ * - Restricts to Base64 characters, whitespace, and backslash to prevent ReDoS attacks
+ * - Backslash included to handle JSON escape sequences (\n, \r, \t)
+ * - Fails fast on invalid characters, reducing backtracking complexity
+ *
+ * ReDoS mitigation:
+ * - Uses greedy quantifier (no ?) to reduce backtracking ambiguity
+ * - Simplified optional parts to minimize exponential complexity
+ * - Length limit ensures bounded execution time
+ */
+const PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
+/**
+ * Validate if the Base64 content is a real private key or a placeholder
+ * Based on Base64 validation approach without decoding
+ *
+ * References:
+ * - RFC 7468: Textual Encodings of PKIX, PKCS, and CMS Structures
+ *   https://tools.ietf.org/html/rfc7468
+ * - RFC 4648: The Base16, Base32, and Base64 Data Encodings
+ *   https://datatracker.ietf.org/doc/html/rfc4648
+ * - RFC 5208: PKCS #8: Private-Key Information Syntax v1.2
+ *   https://datatracker.ietf.org/doc/html/rfc5208
+ * - RFC 5958: Asymmetric Key Packages
+ *   https://datatracker.ietf.org/doc/html/rfc5958
+ * - RFC 3447: PKCS #1: RSA Cryptography Specifications v2.1
+ *   https://datatracker.ietf.org/doc/html/rfc3447
+ * - OpenSSH PROTOCOL.key
+ *   https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key
+ *
+ * @param base64Content - The Base64-encoded key content (without PEM headers)
+ * @returns true if it's likely a real private key, false if it's a placeholder
+ */
+function validateBase64KeyContent(base64Content) {
+    // 1. Base64 format validation (RFC 4648)
+    // Reject non-Base64 characters like "...", "***", "xxx"
+    if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) {
+        return false;
+    }
+    // 2. Minimum length check (Base64 100 chars = ~75 bytes decoded)
+    // Real keys are much longer: RSA-1024 ≈ 800 chars, EC-256 ≈ 120 chars
+    if (base64Content.length < 100) {
+        return false;
+    }
+    // 3. Magic byte check (in Base64)
+    // ASN.1 format (PKCS#1, PKCS#8, SEC1): 0x30 (SEQUENCE) → "MI*"
+    // OpenSSH format: "openssh-key-v1\0" → "b3BlbnNzaC1rZXktdjE"
+    const validMagicBytes = /^(MI|b3BlbnNzaC1rZXktdjE)/;
+    if (!validMagicBytes.test(base64Content)) {
+        return false;
+    }
+    return true;
+}
+function reportIfFoundRawPrivateKey({ source, options, context, t, }) {
+    // Use PEM_CONTENT_PATTERN to extract both full match and Base64 content in one pass
+    const results = source.content.matchAll(PEM_CONTENT_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const base64Raw = result[1] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        // Remove whitespace and escaped newlines (from JSON strings)
+        const base64Content = base64Raw.replace(/\s|\\n/g, "");
+        // Validate if the Base64 content is a real private key
+        if (!validateBase64KeyContent(base64Content)) {
+            continue;
+        }
+        context.report({
+            message: t("PrivateKey", {
+                KEY: match,
+            }),
+            range,
+        });
+    }
+}
+const creator$7 = {
+    messages: messages$6,
+    meta: {
+        id: "@secretlint/secretlint-rule-privatekey",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$6);
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        return {
+            file(source) {
+                reportIfFoundRawPrivateKey({ source, options: normalizedOptions, context, t });
+            },
+        };
+    },
+};
+
+const messages$5 = {
+    SENDGRID_KEY: {
+        en: (props) => `found Sendgrid api key: ${props.KEY}`,
+        ja: (props) => `Sendgrid APIキーが見つかりました： ${props.KEY}`,
+    },
+};
+function reportIfFoundKey$2({ source, options, context, t, }) {
+    const SENDGRID_KEY_PATTERN = /(?<!\p{L})SG\.\w{1,128}\.\w{1,128}([-_]?)\w{1,128}(?!\w)/gu;
+    const results = source.content.matchAll(SENDGRID_KEY_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        if (match.length !== 69) {
+            // send grid api key is 69 characters long
+            continue;
+        }
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("SENDGRID_KEY", {
+                KEY: match,
+            }),
+            range,
+        });
+    }
+}
+const creator$6 = {
+    messages: messages$5,
+    meta: {
+        id: "@secretlint/secretlint-rule-sendgrid",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$5);
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        return {
+            file(source) {
+                reportIfFoundKey$2({ source, options: normalizedOptions, context, t });
+            },
+        };
+    },
+};
+
+const messages$4 = {
+    SHOPIFY_KEY: {
+        en: (props) => `found Shopify api key: ${props.KEY}`,
+        ja: (props) => `Shopify APIキーが見つかりました： ${props.KEY}`
+    }
+};
+function reportIfFoundKey$1({ source, options, context, t }) {
+    /**
+     * Source: https://shopify.dev/changelog/app-secret-key-length-has-increased
+     * for app secret keys
+     * shpss_[a-zA-Z0-9]{32,64}
+     * e.g.) shpss_QlRSJy5AXX1cILNjVatTsEIhFxuPF5ex
+     *
+     * Source: https://shopify.dev/changelog/length-of-the-shopify-access-token-is-increasing
+     * for public apps
+     * shpat_[a-zA-Z0-9]{32,64}
+     * e.g.) shpat_r8TRc9ZXAvcVvcrmtr7qoVw69WeeY1ex
+     *
+     * for custom apps
+     * shpca_[a-zA-Z0-9]{32,64}
+     * e.g.) shpca_7jqbg9cupMkZRxJKXWz3v8BvS8QBa7hMdJfAex
+     *
+     * for legacy private apps
+     * shppa_[a-zA-Z0-9]{32,64}
+     * e.g.) shppa_7jqbg9cupMkZRxJKXWz3v8BvS8QBa7hMdJfAex
+     */
+    const SHOPIFY_KEY_PATTERN = /(?<!\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])/gu;
+    const results = source.content.matchAll(SHOPIFY_KEY_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("SHOPIFY_KEY", {
+                KEY: match
+            }),
+            range
+        });
+    }
+}
+const creator$5 = {
+    messages: messages$4,
+    meta: {
+        id: "@secretlint/secretlint-rule-shopify",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md"
+        }
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$4);
+        const normalizedOptions = {
+            allows: options.allows || []
+        };
+        return {
+            file(source) {
+                reportIfFoundKey$1({ source, options: normalizedOptions, context, t });
+            }
+        };
+    }
+};
+
+const messages$3 = {
+    GITHUB_TOKEN: {
+        en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
+        ja: (props) => `GitHub Token(${props.typeName})が見つかりました： ${props.KEY}`,
+    },
+};
+// ghp for GitHub personal access tokens
+// gho for OAuth access tokens
+// ghu for GitHub user-to-server tokens
+// ghs for GitHub server-to-server tokens
+// ghr for refresh tokens
+// github_pat for fine-grained personal access tokens
+const typeMap = new Map([
+    ["ghp", "GitHub personal access tokens"],
+    ["gho", "OAuth access tokens"],
+    ["ghu", "GitHub user-to-server tokens"],
+    ["ghs", "GitHub server-to-server tokens"],
+    ["ghr", "refresh tokens"],
+    ["github_pat", "fine-grained personal access tokens"],
+]);
+function reportIfFoundKey({ pattern, source, options, context, t, }) {
+    const results = source.content.matchAll(pattern);
+    for (const result of results) {
+        const index = result.index || 0;
+        const type = result.groups?.type;
+        const typeName = typeMap.get(type);
+        if (!typeName) {
+            throw new Error("Unknown type:" + typeName);
+        }
+        const match = result[0] || "";
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("GITHUB_TOKEN", {
+                KEY: match,
+                typeName,
+            }),
+            range,
+        });
+    }
+}
+const creator$4 = {
+    messages: messages$3,
+    meta: {
+        id: "@secretlint/secretlint-rule-github",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md",
+        },
+    },
+    create(context, options) {
+        // token length should be 40
+        // https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/
+        const CLASSIC_GITHUB_TOKEN_PATTERN = /(?<!\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu;
+        // fine-grained personal access tokens. FIXME: Format of the token is unclear
+        // https://github.com/community/community/discussions/36441#discussioncomment-4014190
+        const FINE_GRAINED_GITHUB_TOKEN_PATTERN = /(?<!\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])/gu;
+        const patterns = [CLASSIC_GITHUB_TOKEN_PATTERN, FINE_GRAINED_GITHUB_TOKEN_PATTERN];
+        const t = context.createTranslator(messages$3);
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        return {
+            file(source) {
+                for (const pattern of patterns) {
+                    reportIfFoundKey({ pattern, source, options: normalizedOptions, context, t });
+                }
+            },
+        };
+    },
+};
+
+const messages$2 = {
+    OPS_TOKEN: {
+        en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
+        ja: (props) => `1Password Service Account: ${props.TOKEN} がみつかりました`,
+    },
+};
+const is1PasswordServiceAccountToken = (base64String) => {
+    try {
+        const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
+        const json = JSON.parse(jsonString);
+        return typeof json === "object" && json !== null;
+    }
+    catch (error) {
+        return false;
+    }
+};
+const creator$3 = {
+    messages: messages$2,
+    meta: {
+        id: "@secretlint/secretlint-rule-1password",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md",
+        },
+    },
+    create(context, options) {
+        const t = context.createTranslator(messages$2);
+        const normalizedOptions = {
+            allows: options?.allows ?? [],
+        };
+        return {
+            file(source) {
+                // 1Password Service Account format is `ops_<base64>`
+                // https://developer.1password.com/docs/service-accounts/security/
+                // It will be like ops_{"email":"ejwe64qmlxhri@1passwordserviceaccounts.lcl","muk":{"alg":"A256GCM","ext":true,"k":"M8VPfIc8VEfThcMXLaKCKF8sMh5JMZsPAtu92fQNb-o","key_ops":["encrypt","decrypt"],"kty":"oct","kid":"mp"},"secretKey":"A3-C4ZJMN-PQTZTL-HGL84-G64M7-KVZRN-4ZVP6","srpX":"870d67a9e626625d9e368507804c9c32e661c57e7e558778291bf29d5a279ae1","signInAddress":"gotham.b5local.com:4000","userAuth":{"method":"SRPg-4096","alg":"PBES2g-HS256","iterations":100000,"salt":"FMRUPiyrN4Xf_8Hoh6YRXQ"}}
+                // This regexp match `ops_{...}` pattern
+                const pattern = /(?<!\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])/gu;
+                const matches = source.content.matchAll(pattern);
+                for (const match of matches) {
+                    const index = match.index ?? 0;
+                    const matchString = match[0] ?? "";
+                    const base64String = match[1] ?? "";
+                    if (!is1PasswordServiceAccountToken(base64String)) {
+                        continue;
+                    }
+                    const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+                    if (allowedResults.length > 0) {
+                        continue;
+                    }
+                    const range = [index, index + matchString.length];
+                    context.report({
+                        message: t("OPS_TOKEN", {
+                            TOKEN: matchString,
+                        }),
+                        range,
+                    });
+                }
+            },
+        };
+    },
+};
+
+const messages$1 = {
+    MongoDBConnection: {
+        en: (props) => `found MongoDB connection string: ${props.URI}`,
+        ja: (props) => `MongoDB接続文字列: ${props.URI} がみつかりました`,
+    },
+    MySQLConnection: {
+        en: (props) => `found MySQL connection string: ${props.URI}`,
+        ja: (props) => `MySQL接続文字列: ${props.URI} がみつかりました`,
+    },
+    PostgreSQLConnection: {
+        en: (props) => `found PostgreSQL connection string: ${props.URI}`,
+        ja: (props) => `PostgreSQL接続文字列: ${props.URI} がみつかりました`,
+    },
+};
+// Common placeholder patterns that should be ignored to avoid false positives
+const BUILTIN_IGNORED_PATTERNS = [
+    "localhost",
+    "127.0.0.1",
+    "example.com",
+    "example.org",
+    "test.com",
+    "password",
+    "username",
+    "secret",
+    "mypassword",
+    "myusername",
+    "root",
+    "admin",
+    "user",
+    "pass",
+    "{password}",
+    "${password}",
+    "{{password}}",
+    "{username}",
+    "${username}",
+    "{{username}}",
+    "YOUR_PASSWORD",
+    "YOUR_USERNAME",
+    "REPLACE_WITH_PASSWORD",
+];
+/**
+ * Check if the string contains variable-like patterns that indicate it's likely a template
+ */
+function isVariableLikeString(str) {
+    // Check for common variable patterns with length limits to prevent ReDoS
+    const variablePatterns = [
+        /\$\{[^}]{1,50}\}/, // ${var}
+        /\{\{[^}]{1,50}\}\}/, // {{var}}
+        /\{[^}]{1,50}\}/, // {var}
+        /%[A-Z_]{1,30}%/, // %VAR%
+        /\$[A-Z_]{1,30}/, // $VAR
+        /\$\([^)]{1,50}\)/, // $(var)
+    ];
+    return variablePatterns.some((pattern) => pattern.test(str));
+}
+/**
+ * Check if the password part looks like a real credential
+ */
+function isLikelyRealPassword(password) {
+    // Skip if it's too short or too simple
+    if (password.length < 4)
+        return false;
+    // Skip if it contains variable patterns
+    if (isVariableLikeString(password))
+        return false;
+    // Skip if it's exactly a common placeholder (not just contains it)
+    const passwordLower = password.toLowerCase();
+    if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) {
+        return false;
+    }
+    // Skip passwords that are too repetitive (same character repeated)
+    if (/^(.)\1{3,}$/.test(password))
+        return false; // e.g., "aaaa", "1111", "xxxx"
+    return true;
+}
+function reportMongoDBConnectionString({ source, options, context, t, }) {
+    // MongoDB URI patterns: mongodb:// and mongodb+srv://
+    // Captures: mongodb://[username:password@]host[:port][/database][?options]
+    // Using possessive quantifiers to prevent ReDoS
+    const MONGODB_PATTERN = /mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+    const results = source.content.matchAll(MONGODB_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const username = result.groups?.username;
+        const password = result.groups?.password;
+        // Skip if no credentials found
+        if (!username || !password)
+            continue;
+        // Skip if password doesn't look real
+        if (!isLikelyRealPassword(password))
+            continue;
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("MongoDBConnection", {
+                URI: match,
+            }),
+            range,
+        });
+    }
+}
+function reportMySQLConnectionString({ source, options, context, t, }) {
+    // MySQL URI patterns: jdbc:mysql://, mysql://, mysqlx://
+    // Using possessive quantifiers to prevent ReDoS
+    const MYSQL_URI_PATTERN = /(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+    const results = source.content.matchAll(MYSQL_URI_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const username = result.groups?.username;
+        const password = result.groups?.password;
+        // Skip if no credentials found
+        if (!username || !password)
+            continue;
+        // Skip if password doesn't look real
+        if (!isLikelyRealPassword(password))
+            continue;
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("MySQLConnection", {
+                URI: match,
+            }),
+            range,
+        });
+    }
+}
+function reportPostgreSQLConnectionString({ source, options, context, t, }) {
+    // PostgreSQL URI patterns: postgresql://, postgres://
+    // Using possessive quantifiers to prevent ReDoS
+    const POSTGRESQL_URI_PATTERN = /postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+    const results = source.content.matchAll(POSTGRESQL_URI_PATTERN);
+    for (const result of results) {
+        const index = result.index || 0;
+        const match = result[0] || "";
+        const username = result.groups?.username;
+        const password = result.groups?.password;
+        // Skip if no credentials found
+        if (!username || !password)
+            continue;
+        // Skip if password doesn't look real
+        if (!isLikelyRealPassword(password))
+            continue;
+        const range = [index, index + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+            continue;
+        }
+        context.report({
+            message: t("PostgreSQLConnection", {
+                URI: match,
+            }),
+            range,
+        });
+    }
+}
+const creator$2 = {
+    messages: messages$1,
+    meta: {
+        id: "@secretlint/secretlint-rule-database-connection-string",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md",
+        },
+    },
+    create(context, options) {
+        const normalizedOptions = {
+            allows: options.allows || [],
+        };
+        const t = context.createTranslator(messages$1);
+        return {
+            file(source) {
+                reportMongoDBConnectionString({ source, options: normalizedOptions, context, t });
+                reportMySQLConnectionString({ source, options: normalizedOptions, context, t });
+                reportPostgreSQLConnectionString({ source, options: normalizedOptions, context, t });
+            },
+        };
+    },
+};
+
+const HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
+const parseComments = (source) => {
+    const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
+    return Array.from(matches).map((match) => {
+        const type = match.groups?.type;
+        const index = match.index;
+        if (type === "secretlint-disable-line") {
+            return {
+                type: type,
+                options: parseComment(match.groups?.options),
+                line: source.indexToPosition(index).line
+            };
+        }
+        if (type === "secretlint-disable-next-line") {
+            return {
+                type: type,
+                options: parseComment(match.groups?.options),
+                line: source.indexToPosition(index).line + 1
+            };
+        }
+        return {
+            type: type,
+            options: parseComment(match.groups?.options),
+            index: index
+        };
+    });
+};
+/**
+ * Parses a config of values separated by comma.
+ *
+ * secretlint-disable a,b,c => ["a", "b", "c"]
+ * secretlint-disable -- comment　=> []
+ */
+function parseComment(options) {
+    if (!options) {
+        return [];
+    }
+    const commentStart = options.indexOf("--");
+    const ruleIdString = commentStart === -1 ? options : options.slice(0, commentStart);
+    return (ruleIdString
+        .split(/,/)
+        .map((arg) => arg.trim())
+        .filter((arg) => arg !== "") ?? []);
+}
+
+class CommentState {
+    source;
+    reportingConfig;
+    endIndex;
+    constructor(source) {
+        this.source = source;
+        this.reportingConfig = [];
+        this.endIndex = source.content.length;
+    }
+    getIgnoringMessages() {
+        const isFilledMessage = (message) => {
+            return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
+        };
+        return this.reportingConfig
+            .map((reporting) => {
+            if (reporting.endIndex === null) {
+                // [start, ?= document-end]
+                // filled with document's end
+                reporting.endIndex = this.endIndex;
+            }
+            return reporting;
+        })
+            .filter(isFilledMessage);
+    }
+    disableLine(lineNumber, rulesToDisable) {
+        const reportingConfig = this.reportingConfig;
+        const range = this.source.locationToRange({
+            start: {
+                line: lineNumber,
+                column: 0
+            },
+            end: {
+                line: lineNumber + 1,
+                column: 0
+            }
+        });
+        if (rulesToDisable.length) {
+            rulesToDisable.forEach((ruleId) => {
+                reportingConfig.push({
+                    startIndex: range[0],
+                    endIndex: range[1] - 1,
+                    ruleId: ruleId
+                });
+            });
+        }
+        else {
+            reportingConfig.push({
+                startIndex: range[0],
+                endIndex: range[1] - 1,
+                ruleId: "*"
+            });
+        }
+    }
+    /**
+     * Add data to reporting configuration to disable reporting for list of rules
+     * starting from start location
+     * @returns {void}
+     */
+    disableReporting(startIndex, rulesToDisable) {
+        const reportingConfig = this.reportingConfig;
+        if (rulesToDisable.length) {
+            rulesToDisable.forEach(function (ruleId) {
+                reportingConfig.push({
+                    startIndex: startIndex,
+                    endIndex: null,
+                    ruleId: ruleId
+                });
+            });
+        }
+        else {
+            reportingConfig.push({
+                startIndex: startIndex,
+                endIndex: null,
+                ruleId: "*"
+            });
+        }
+    }
+    /**
+     * Add data to reporting configuration to enable reporting for list of rules
+     * starting from start location
+     */
+    enableReporting(endIndex, rulesToEnable) {
+        const reportingConfig = this.reportingConfig;
+        if (rulesToEnable.length) {
+            rulesToEnable.forEach(function (ruleId) {
+                for (let i = reportingConfig.length - 1; i >= 0; i--) {
+                    if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
+                        reportingConfig[i].endIndex = endIndex;
+                        break;
+                    }
+                }
+            });
+        }
+        else {
+            // find all previous disabled locations if they was started as list of rules
+            let prevStart;
+            for (let i = reportingConfig.length - 1; i >= 0; i--) {
+                if (prevStart && prevStart !== reportingConfig[i].startIndex) {
+                    break;
+                }
+                if (!reportingConfig[i].endIndex) {
+                    reportingConfig[i].endIndex = endIndex;
+                    prevStart = reportingConfig[i].startIndex;
+                }
+            }
+        }
+    }
+}
+
+const messages = {
+    IGNORE_MESSAGE: {
+        en: () => `disable by secretlint-disable comment`
+    }
+};
+const creator$1 = {
+    messages,
+    meta: {
+        id: "@secretlint/secretlint-rule-filter-comments",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+            url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md"
+        }
+    },
+    create(context) {
+        const t = context.createTranslator(messages);
+        return {
+            file(source) {
+                const state = new CommentState(source);
+                const comments = parseComments(source);
+                for (const comment of comments) {
+                    if (comment.type === "secretlint-disable") {
+                        state.disableReporting(comment.index, comment.options);
+                    }
+                    else if (comment.type === "secretlint-enable") {
+                        state.enableReporting(comment.index, comment.options);
+                    }
+                    else if (comment.type === "secretlint-disable-line") {
+                        state.disableLine(comment.line, comment.options);
+                    }
+                    else if (comment.type === "secretlint-disable-next-line") {
+                        state.disableLine(comment.line, comment.options);
+                    }
+                }
+                state.getIgnoringMessages().forEach((message) => {
+                    context.ignore({
+                        message: t("IGNORE_MESSAGE"),
+                        range: [message.startIndex, message.endIndex],
+                        targetRuleId: message.ruleId
+                    });
+                });
+            }
+        };
+    }
+};
+
+const rules = [
+    creator$f,
+    creator$e,
+    creator$7,
+    creator$d,
+    creator$b,
+    creator$c,
+    creator$6,
+    creator$5,
+    creator$4,
+    creator$a,
+    creator$9,
+    creator$8,
+    creator$3,
+    creator$2,
+    creator$1,
+];
+const creator = {
+    meta: {
+        id: "@secretlint/secretlint-rule-preset-recommend",
+        recommended: true,
+        type: "preset",
+    },
+    rules,
+    create(context, _options) {
+        rules.forEach((rule) => {
+            context.registerRule(rule);
+        });
+    },
+};
+
+
+//# sourceMappingURL=index-Cq-34xZU.js.map
+
+
+/***/ }),
+
 /***/ 6495:
 /***/ ((module) => {
 
@@ -68518,6 +80594,9 @@ module.exports = {"r":"2.19.5"};
 /******/ 	// Return the exports of the module
 /******/ 	return module.exports;
 /******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
 /******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
@@ -68604,6 +80683,36 @@ module.exports = {"r":"2.19.5"};
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -68616,9 +80725,105 @@ module.exports = {"r":"2.19.5"};
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/
