@@ -484,13 +484,14 @@ describe('the setups with a later job, as README shows them', () => {
 });
 
 /**
- * docs/agents.md's wrapper-action workflows, whole: claude-code-action in a staged job (the job's token, which
- * reaches Claude, can only read), codex-action with `unprivileged-user` and two perimeters.
+ * docs/agents.md's wrapper-action workflows, whole, each in a staged job: claude-code-action (the job's token,
+ * which reaches Claude, can only read) and codex-action with `unprivileged-user` and two perimeters (its
+ * strategies need sudo, so the gateway's memory is in reach, and the token there can only read).
  */
 describe('the wrapper actions, as docs/agents.md shows them', () => {
   for (const [snippet, clientName, results] of [
     ['claude-code-action', 'claude-code', { implement: 'success', apply: 'success' }],
-    ['codex-action', 'codex', { implement: 'success' }],
+    ['codex-action', 'codex', { implement: 'success', apply: 'success' }],
   ] as const) {
     it(snippet, { timeout: 600_000 }, async () => {
       counted(snippet);
@@ -532,7 +533,7 @@ describe('the wrapper actions, as docs/agents.md shows them', () => {
       },
     );
     try {
-      expect(session.run.results).toEqual({ implement: 'failure' });
+      expect(session.run.results).toEqual({ implement: 'failure', apply: 'skipped' });
       expect(session.stepLogs.join('\n')).toMatch(/test-author/);
     } finally {
       await session.model.stop();

@@ -85,8 +85,6 @@ const SURVIVORS: Record<string, string> = {
   'claude-code-action: with: { persist-credentials: false }':
     "claude-code-action puts its github_token into the checkout's remote itself, so the job's (read-only) token " +
     'is in reach with or without this line; it matters for every other agent',
-  "codex-action: with: { perimeters: 'test-author,implementer' }":
-    'perimeters defaults to `all`, and the sample perimeters.yml has exactly these two',
   "review: # a second identity's token: its review requests changes (GitHub refuses that on your own PR)":
     'a comment',
   'pull-request-gate: # .github/workflows/perimeter-pull-requests.yml': 'a comment',
