@@ -167,6 +167,8 @@ export interface Variation {
   event?: (job: Job) => Promise<WorkflowEvent>;
   /** the commit the receipt is posted on; default the bound branch's head */
   receiptAt?: (job: Job) => Promise<string>;
+  /** the bound branch, when not the stand-in's default; made by the workflow's steps when `madeByWorkflow` */
+  branch?: { name: string; madeByWorkflow: boolean };
 }
 
 /** README's workflow, whole, on the workflow runner: the model route is the only thing the test adds. */
@@ -193,6 +195,7 @@ export async function runReadmeJob(
       options.afterMain?.(job);
     },
     ...(options.event && { event: options.event }),
+    ...(options.branch && { branch: options.branch }),
     beforeJob: async (job) => {
       job.gh.addToken(SECRETS.PERIMETER_REVIEWER_TOKEN, REVIEWER);
       await options.beforeJob?.(job);
