@@ -724,4 +724,20 @@ describe('from an issue comment to a pull request, as README shows it', () => {
       }
     });
   }
+
+  it("issue-comment: a stranger's /implement starts nothing", { timeout: 600_000 }, async () => {
+    counted("issue-comment: a stranger's /implement starts nothing");
+    const client = CLIENTS.find((c) => c.name === 'claude-code')!;
+    const session = await runWith(dir, client, issueCommentVariation(client, 'stranger'));
+    try {
+      // the job's `if:` reads the comment's author_association (NONE): no step runs, no branch is made
+      expect(session.run.results).toEqual({ implement: 'skipped' });
+      expect(session.run.steps).toEqual([]);
+      expect(await git(session.job.bare, ['branch', '--list', ISSUE_BRANCH])).toBe('');
+      expect(session.model.log).toEqual([]);
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
 });

@@ -107,7 +107,12 @@ const COMMANDER = { login: 'octo', token: 'ghp_OctoOwnsTheRepository0123456789ab
  * by the workflow's own step. The agent reads the thread, pushes, opens the pull request and replies.
  * https://docs.github.com/webhooks/webhook-events-and-payloads#issue_comment
  */
-export function issueCommentVariation(client: ClientCase): Variation {
+export function issueCommentVariation(
+  client: ClientCase,
+  /** who writes the `/implement` comment: the owner, or alice, who has no write access */
+  commander: 'owner' | 'stranger' = 'owner',
+): Variation {
+  const by = commander === 'owner' ? COMMANDER : ISSUE_AUTHOR;
   const inside = {
     path: `src/from-${client.name}.ts`,
     content: `export const from = ${JSON.stringify(client.name)};\n`,
@@ -139,7 +144,7 @@ export function issueCommentVariation(client: ClientCase): Variation {
         body: 'The widgets need a marker file.',
       });
       if (issue.number !== ISSUE_NUMBER) throw new Error(`the issue is #${String(issue.number)}`);
-      const comment = await api(COMMANDER.token, job, `/issues/${ISSUE_NUMBER}/comments`, { body: command });
+      const comment = await api(by.token, job, `/issues/${ISSUE_NUMBER}/comments`, { body: command });
       payload = {
         action: 'created',
         issue,
