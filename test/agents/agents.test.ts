@@ -11,7 +11,14 @@ import { ensureClients } from './clients.js';
 import { modelTls, ROGUE_HOST } from './model-tls.js';
 import { reachTable } from './readme-jobs.js';
 import { WorkspaceScript } from './script.js';
-import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
+import {
+  gateVariation,
+  ISSUE_BRANCH,
+  ISSUE_NUMBER,
+  issueCommentVariation,
+  pullRequests,
+  reviewVariation,
+} from './readme-variations.js';
 import {
   CLIENTS,
   egressOf,
@@ -625,4 +632,115 @@ describe('the review workflow and the pull-request gate, as README shows them', 
       }
     },
   );
+});
+
+/**
+ * README's issue-comment workflow (docs/conversation.md's with Codex), whole: an `issue_comment` event starts
+ * it, its own step makes the bound branch, the agent reads the thread, pushes, opens the pull request and
+ * replies in the issue; the receipt's summary links the pull request.
+ */
+describe('from an issue comment to a pull request, as README shows it', () => {
+  for (const [snippet, clientName, file] of [
+    ['issue-comment', 'claude-code', 'README.md'],
+    ['issue-comment-codex', 'codex', 'docs/conversation.md'],
+  ] as const) {
+    it(snippet, { timeout: 600_000 }, async () => {
+      counted(snippet);
+      const client = CLIENTS.find((c) => c.name === clientName)!;
+      let session: Session | undefined;
+      try {
+        session = await runWith(dir, client, { ...issueCommentVariation(client), snippet, file });
+        // the agent step's reach: the step before it that makes the branch is the job's, not the agent's
+        reached.set(
+          snippet,
+          session.run.reach.filter((r) => !r.step.startsWith('The bound branch')),
+        );
+        const { checks, run, job } = session;
+        const report = [
+          ...checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.ok ? '' : `: ${c.detail}`}`),
+          'model requests:',
+          ...session.model.log.map((l) => `  ${l}`),
+          runReport(session),
+        ].join('\n');
+        console.log(`--- ${snippet}\n${report.slice(-20000)}`);
+        expect(checks.map((c) => c.name).sort(), report).toEqual(
+          [
+            'tools listed',
+            'thread read, the command in it',
+            'in-scope push landed',
+            'pull request opened',
+            'replied in the thread',
+          ].sort(),
+        );
+        expect(
+          checks.filter((c) => !c.ok),
+          report,
+        ).toEqual([]);
+        expect(run.results, report).toEqual({ implement: 'success' });
+        expect(job.branch).toBe(ISSUE_BRANCH);
+        const pushed = await git(job.bare, ['ls-tree', '-r', '--name-only', ISSUE_BRANCH]);
+        expect(pushed).toContain(`src/from-${clientName}.ts`);
+        expect(await receipt(session), postLog(session)).toBe('success');
+        // GitHub's records, read after the job's token expired
+        const get = async (path: string) =>
+          (await (
+            await fetch(`${job.gh.url}/repos/octo/widgets${path}`, {
+              headers: { authorization: `token ${run.observer}` },
+            })
+          ).json()) as unknown;
+        const pulls = (await get('/pulls?state=all')) as Array<{
+          number: number;
+          body: string;
+          head: { ref: string };
+          base: { ref: string };
+          user: { login: string };
+        }>;
+        expect(pulls.map((p) => `${p.head.ref} -> ${p.base.ref} by ${p.user.login}`)).toEqual([
+          `${ISSUE_BRANCH} -> main by github-actions[bot]`,
+        ]);
+        const pull = pulls[0]!;
+        expect(pull.body).toContain(`Made by perimeter \`implementer\` from branch \`${ISSUE_BRANCH}\``);
+        const comments = (await get(`/issues/${ISSUE_NUMBER}/comments`)) as Array<{
+          body: string;
+          user: { login: string };
+        }>;
+        expect(comments.map((c) => c.user.login)).toEqual(['octo', 'github-actions[bot]']);
+        expect(comments[1]!.body).toContain(`Opened a pull request adding src/from-${clientName}.ts.`);
+        // the model reached through the egress proxy only, as in README's one-job cases
+        const egress = egressOf(session);
+        expect(
+          egress.filter((e) => !/ reached 0 /.test(e)),
+          postLog(session),
+        ).toEqual([
+          expect.stringMatching(new RegExp(`^${client.modelHost.replace(/\./g, '\\.')}:443 reached [1-9]`)),
+        ]);
+        // the receipt's summary links the pull request
+        const summary = session.run.steps.find((s) => s.name === 'post')?.summary ?? '';
+        expect(summary, postLog(session)).toMatch(
+          new RegExp(
+            `\\*\\*Pull request:\\*\\* \\[[a-z ]*pull request #${pull.number}\\]\\([^)]*/octo/widgets/pull/${pull.number}\\) from ${ISSUE_BRANCH} into main`,
+          ),
+        );
+      } finally {
+        await session?.model.stop();
+        await session?.job.close();
+      }
+    });
+  }
+
+  it("issue-comment: a stranger's /implement starts nothing", { timeout: 600_000 }, async () => {
+    counted("issue-comment: a stranger's /implement starts nothing");
+    const client = CLIENTS.find((c) => c.name === 'claude-code')!;
+    const session = await runWith(dir, client, issueCommentVariation(client, 'stranger'));
+    try {
+      // the job's `if:` reads the comment's author_association (NONE): no step runs, no branch is made
+      expect(session.run.results).toEqual({ implement: 'skipped' });
+      expect(session.run.steps).toEqual([]);
+      expect(await git(session.job.bare, ['branch', '--list', ISSUE_BRANCH])).toBe('');
+      expect(session.model.log).toEqual([]);
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
 });

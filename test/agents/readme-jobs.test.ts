@@ -105,7 +105,7 @@ describe("README's token table", () => {
     const table = reachTable();
     expect(table.size).toBeGreaterThanOrEqual(8);
     for (const [snippet, row] of table) {
-      const shown = ['README.md', 'docs/agents.md'].filter((file) => {
+      const shown = ['README.md', 'docs/agents.md', 'docs/conversation.md'].filter((file) => {
         try {
           return readmeWorkflow(snippet, file) !== '';
         } catch {

@@ -5,7 +5,7 @@
  */
 import { FILES, type Job } from '@perimeter/test-rigs';
 import { readmeWorkflow } from './readme-jobs.js';
-import { Script } from './script.js';
+import { conversationSteps, Script } from './script.js';
 import type { ClientCase, Variation } from './sessions.js';
 
 /** The review workflow: README's perimeters.yml above it; the agent pushes a file its `review` globs name. */
@@ -95,3 +95,68 @@ export async function pullRequests(job: Job, token: string): Promise<string> {
   }
   return found.join('\n');
 }
+
+/** The triggering thread: an issue alice (no write access) opened, and octo's (the owner's) command. */
+const ISSUE_AUTHOR = { login: 'alice', token: 'ghp_AliceOpensIssues0123456789abcdefghij' };
+const COMMANDER = { login: 'octo', token: 'ghp_OctoOwnsTheRepository0123456789abcdef' };
+
+/**
+ * README's issue-comment workflow: its perimeters.yml; alice's issue and the owner's `/implement` comment made
+ * in the stand-in through its REST API, whose answers are the `issue_comment` event's `issue` and `comment`
+ * (GitHub's payload carries the same issue and comment objects); the bound branch `agent/issue-<number>` made
+ * by the workflow's own step. The agent reads the thread, pushes, opens the pull request and replies.
+ * https://docs.github.com/webhooks/webhook-events-and-payloads#issue_comment
+ */
+export function issueCommentVariation(
+  client: ClientCase,
+  /** who writes the `/implement` comment: the owner, or alice, who has no write access */
+  commander: 'owner' | 'stranger' = 'owner',
+): Variation {
+  const by = commander === 'owner' ? COMMANDER : ISSUE_AUTHOR;
+  const inside = {
+    path: `src/from-${client.name}.ts`,
+    content: `export const from = ${JSON.stringify(client.name)};\n`,
+  };
+  const command = `/implement add ${inside.path}`;
+  let payload: Record<string, unknown> = {};
+  const api = async (
+    token: string,
+    job: Job,
+    path: string,
+    body: unknown,
+  ): Promise<Record<string, unknown>> => {
+    const answer = await fetch(`${job.gh.url}/repos/octo/widgets${path}`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (answer.status !== 201) throw new Error(`POST ${path}: ${answer.status} ${await answer.text()}`);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  return {
+    snippet: 'issue-comment',
+    files: { 'perimeters.yml': readmeWorkflow('issue-comment-perimeters') },
+    branch: { name: ISSUE_BRANCH, madeByWorkflow: true },
+    beforeJob: async (job) => {
+      for (const { login, token } of [ISSUE_AUTHOR, COMMANDER]) job.gh.addToken(token, login);
+      const issue = await api(ISSUE_AUTHOR.token, job, '/issues', {
+        title: `Add ${inside.path}`,
+        body: 'The widgets need a marker file.',
+      });
+      if (issue.number !== ISSUE_NUMBER) throw new Error(`the issue is #${String(issue.number)}`);
+      const comment = await api(by.token, job, `/issues/${ISSUE_NUMBER}/comments`, { body: command });
+      payload = {
+        action: 'created',
+        issue,
+        comment,
+        repository: { full_name: 'octo/widgets', name: 'widgets', owner: { login: 'octo' } },
+        sender: comment.user,
+      };
+    },
+    event: async () => ({ name: 'issue_comment', ref: 'refs/heads/main', payload }),
+    script: () => new Script(conversationSteps(command, inside), client.toolName),
+  };
+}
+
+export const ISSUE_NUMBER = 1;
+export const ISSUE_BRANCH = `agent/issue-${ISSUE_NUMBER}`;

@@ -48,8 +48,10 @@ export const TOOLS = [
   'search',
   'blame',
 ];
+/** The conversation tools (issue 44), offered only to a perimeter that lists them. */
+export const CONVERSATION_TOOLS = ['read_thread', 'open_pull_request', 'add_comment'];
 
-interface Step {
+export interface Step {
   tool: string;
   /** the call's arguments, or how they follow from the earlier results */
   input: Record<string, unknown> | ((earlier: string[]) => Record<string, unknown>);
@@ -132,6 +134,46 @@ function steps(files: ScriptFiles): Step[] {
   ];
 }
 
+/**
+ * The issue-comment session: read the thread that started the run, push a file inside `write`, open the
+ * pull request from the bound branch, reply in the triggering thread. Each answer is checked as the client
+ * handed it to the model; what landed on GitHub the case checks in the stand-in.
+ */
+export function conversationSteps(command: string, inside: { path: string; content: string }): Step[] {
+  return [
+    {
+      tool: 'read_thread',
+      input: { thread: 'trigger' },
+      check: (result) => [
+        check(
+          'thread read, the command in it',
+          result.includes(command) && /has write access/.test(result),
+          result,
+        ),
+      ],
+    },
+    {
+      tool: 'push_files',
+      input: { message: `Add ${inside.path}`, files: [inside] },
+      check: (result) => [
+        check('in-scope push landed', /[0-9a-f]{40}/.test(result) && !/refused/i.test(result), result),
+      ],
+    },
+    {
+      tool: 'open_pull_request',
+      input: { title: `Add ${inside.path}`, body: 'As the issue asks.', labels: ['agent'] },
+      check: (result) => [
+        check('pull request opened', /action\W+opened/.test(result) && !/refused/i.test(result), result),
+      ],
+    },
+    {
+      tool: 'add_comment',
+      input: { thread: 'trigger', body: `Opened a pull request adding ${inside.path}.` },
+      check: (result) => [check('replied in the thread', /remaining\W+\d/.test(result), result)],
+    },
+  ];
+}
+
 /** What a client adds around the gateway's answer and varies per call (Codex: "Wall time: 0.02 seconds"). */
 function clientNoise(text: string): string {
   return text.replace(/^Wall time: [\d.]+ seconds\n/, '');
@@ -151,12 +193,17 @@ export class Script {
   private readonly results = new Map<string, Check>();
 
   constructor(
-    files: ScriptFiles,
+    /** the files of the gateway tools' session, or another session's steps */
+    files: ScriptFiles | Step[],
     /** the client's name for a gateway tool, or undefined when the client does not offer it */
     private readonly nameOf: (offered: string[], tool: string) => string | undefined,
   ) {
-    this.plan = steps(files);
+    this.plan = Array.isArray(files) ? files : steps(files);
+    this.tools = [...new Set([...TOOLS, ...this.plan.map((s) => s.tool)])];
   }
+
+  /** the gateway tools the session names: every repository tool, and those its steps call */
+  private readonly tools: string[];
 
   get checks(): Check[] {
     return [...this.results.values()];
@@ -169,13 +216,13 @@ export class Script {
 
   /** The client's names for the perimeter's tools among those offered. */
   names(offered: string[]): string[] {
-    return TOOLS.map((t) => this.nameOf(offered, t)).filter((n): n is string => n !== undefined);
+    return this.tools.map((t) => this.nameOf(offered, t)).filter((n): n is string => n !== undefined);
   }
 
   next(conversation: Conversation): Turn {
     const ours = conversation.calls.filter((c) => this.toolOf(conversation.offered, c.name) !== undefined);
     if (ours.length === 0) {
-      const names = TOOLS.map((t) => this.nameOf(conversation.offered, t));
+      const names = this.tools.map((t) => this.nameOf(conversation.offered, t));
       this.record(check('tools listed', names.every(Boolean), `offered: ${conversation.offered.join(', ')}`));
     }
     const results = ours.map((c) => c.result ?? '');
@@ -193,7 +240,7 @@ export class Script {
   }
 
   private toolOf(offered: string[], name: string): string | undefined {
-    return TOOLS.find((t) => this.nameOf([...offered, name], t) === name);
+    return this.tools.find((t) => this.nameOf([...offered, name], t) === name);
   }
 
   private record(c: Check): void {

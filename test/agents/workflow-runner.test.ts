@@ -4,6 +4,7 @@
  * masked value.
  */
 import { describe, expect, it } from 'vitest';
+import type { Value } from './expressions.js';
 import {
   evaluate,
   jobOutputs,
@@ -53,6 +54,42 @@ describe('evaluate', () => {
   });
 });
 
+describe('evaluate, on an issue_comment event', () => {
+  const on = (comment: Record<string, Value>, issue: Record<string, Value> = { number: 7 }): Contexts => ({
+    ...X,
+    github: { ...X.github, event_name: 'issue_comment', event: { action: 'created', issue, comment } },
+  });
+  // README's job `if:` for the issue-comment workflow
+  const gate =
+    "!github.event.issue.pull_request && startsWith(github.event.comment.body, '/implement ') && " +
+    'contains(fromJSON(\'["OWNER", "MEMBER", "COLLABORATOR"]\'), github.event.comment.author_association)';
+  it("reads the payload's properties, absent ones as an empty string", () => {
+    const x = on({ body: '/implement it', author_association: 'OWNER' });
+    expect(evaluate('github.event.issue.number', x)).toBe('7');
+    expect(evaluate('github.event.issue.pull_request', x)).toBe('');
+    expect(evaluate('github.event.comment.user.login', x)).toBe('');
+  });
+  it.each([
+    ['an owner commands on an issue', { body: '/implement it', author_association: 'OWNER' }, {}, 'true'],
+    [
+      'a collaborator, in any case',
+      { body: '/IMPLEMENT it', author_association: 'collaborator' },
+      {},
+      'true',
+    ],
+    ['a stranger commands', { body: '/implement it', author_association: 'NONE' }, {}, 'false'],
+    ['no command', { body: 'please /implement it', author_association: 'OWNER' }, {}, 'false'],
+    [
+      'a command on a pull request',
+      { body: '/implement it', author_association: 'OWNER' },
+      { pull_request: { url: 'u' } },
+      'false',
+    ],
+  ])('when %s, the job runs: %s', (_, comment, issue, runs) => {
+    expect(evaluate(gate, on(comment, { number: 7, ...issue })) === 'true' ? 'true' : 'false').toBe(runs);
+  });
+});
+
 describe('parseWorkflow', () => {
   it.each([
     ['jobs: { a: { runs-on: x, steps: [{ run: y }] } }', 'needs `on:` and `jobs:`'],
@@ -87,6 +124,8 @@ describe('triggers', () => {
     expect(triggers(on, event('pull_request_target', 'synchronize'))).toBe(false);
     expect(triggers({ pull_request_target: null }, event('pull_request_target', 'reopened'))).toBe(true);
     expect(triggers({ pull_request_target: null }, event('pull_request_target', 'labeled'))).toBe(false);
+    expect(triggers({ issue_comment: { types: ['created'] } }, event('issue_comment', 'created'))).toBe(true);
+    expect(triggers({ issue_comment: { types: ['created'] } }, event('issue_comment', 'edited'))).toBe(false);
   });
 });
 

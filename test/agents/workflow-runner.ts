@@ -42,6 +42,7 @@ import {
 } from '@perimeter/test-rigs';
 import { isGatewayRunning } from '../../src/action/agent-job/gateway-process.js';
 import { binDir, installDir } from './clients.js';
+import { asText, evaluateValue, property, truthy, type Scope, type Value } from './expressions.js';
 import { installLine } from './readme-jobs.js';
 
 const run = promisify(execFile);
@@ -91,6 +92,11 @@ export interface WorkflowOptions {
   defaultPermissions?: DefaultPermissions;
   /** a change to what the perimeter step wrote, before the next step runs */
   afterMain?: (standIn: Job) => void;
+  /**
+   * the bound branch the perimeter step names, when not the stand-in's default (`agent/work`); made by the
+   * workflow's own steps (not there before the run) when `madeByWorkflow`
+   */
+  branch?: { name: string; madeByWorkflow: boolean };
   /** the repository is in the stand-in, no step has run (start what the agent steps talk to) */
   beforeJob?: (standIn: Job) => Promise<void>;
   /**
@@ -195,6 +201,7 @@ const EVENT_KEYS: Record<string, string[]> = {
   workflow_dispatch: ['inputs'],
   pull_request: ['types', 'branches', 'branches-ignore', 'paths', 'paths-ignore'],
   pull_request_target: ['types', 'branches', 'branches-ignore', 'paths', 'paths-ignore'],
+  issue_comment: ['types'],
   push: ['branches', 'branches-ignore', 'tags', 'tags-ignore', 'paths', 'paths-ignore'],
 };
 
@@ -244,6 +251,7 @@ export interface TokenPermissions {
   statuses: Level;
   checks: Level;
   'pull-requests': Level;
+  issues: Level;
   actions: Level;
 }
 
@@ -266,6 +274,7 @@ function permissionsOf(
     statuses: level,
     checks: level,
     'pull-requests': level,
+    issues: level,
     actions: level,
   });
   const p: Record<string, string> =
@@ -284,6 +293,7 @@ function permissionsOf(
     statuses: level(p.statuses),
     checks: level(p.checks),
     'pull-requests': level(p['pull-requests']),
+    issues: level(p.issues),
     actions: level(p.actions),
   };
 }
@@ -307,7 +317,8 @@ export interface Contexts {
   inputs: Record<string, string>;
   declaredInputs: Set<string>;
   secrets: Record<string, string>;
-  github: Record<string, string>;
+  /** the github context: strings, and the event payload as `event` */
+  github: Record<string, Value>;
   runner: Record<string, string>;
   env: Record<string, string>;
   steps: Record<string, { outputs: Record<string, string>; outcome: string }>;
@@ -316,42 +327,52 @@ export interface Contexts {
 }
 
 /**
- * One `${{ }}` expression, the forms the workflows use: context properties, `fromJSON(x).key`, string literals
- * and the status functions. A property of a context that exists but lacks it is `''` as on the runner (a step
- * without that output, an unset secret); an unknown context, function or form is an error.
+ * One `${{ }}` expression as text (test/agents/expressions.ts evaluates it). A property of a context that
+ * exists but lacks it is `''` as on the runner (a step without that output, an unset secret, a field the event
+ * payload does not have); an unknown context, an undeclared input or a `github` property this emulation does
+ * not set is an error.
  */
 export function evaluate(expr: string, x: Contexts): string {
-  const e = expr.trim();
-  let m: RegExpExecArray | null;
-  if (e === 'always()') return 'true';
-  if (e === 'success()') return String(x.status === 'success');
-  if (e === 'failure()') return String(x.status === 'failure');
-  if ((m = /^'([^']*)'$/.exec(e))) return m[1]!;
-  if ((m = /^fromJSON\((.+)\)\.([A-Za-z0-9_-]+)$/.exec(e))) {
-    const value = JSON.parse(evaluate(m[1]!, x)) as Record<string, unknown>;
-    return value[m[2]!] === undefined ? '' : String(value[m[2]!]);
-  }
-  if ((m = /^steps\.([A-Za-z0-9_-]+)\.(outputs\.([A-Za-z0-9_-]+)|outcome|conclusion)$/.exec(e))) {
-    const step = x.steps[m[1]!];
-    if (m[3] !== undefined) return step?.outputs[m[3]] ?? '';
-    return step?.outcome ?? '';
-  }
-  if ((m = /^needs\.([A-Za-z0-9_-]+)\.(outputs\.([A-Za-z0-9_-]+)|result)$/.exec(e))) {
-    const need = x.needs[m[1]!];
-    if (!need) throw new Error(`\${{ ${e} }}: the job does not need ${m[1]}`);
-    return m[3] !== undefined ? (need.outputs[m[3]] ?? '') : need.result;
-  }
-  if ((m = /^inputs\.([A-Za-z0-9_-]+)$/.exec(e))) {
-    if (!x.declaredInputs.has(m[1]!)) throw new Error(`\${{ ${e} }}: the workflow declares no input ${m[1]}`);
-    return x.inputs[m[1]!] ?? '';
-  }
-  if ((m = /^secrets\.([A-Za-z0-9_]+)$/.exec(e))) return x.secrets[m[1]!] ?? '';
-  if ((m = /^(github|runner|env)\.([A-Za-z0-9_]+)$/.exec(e))) {
-    const value = x[m[1] as 'github' | 'runner' | 'env'][m[2]!];
-    if (value === undefined && m[1] !== 'env') throw new Error(`\${{ ${e} }}: not emulated`);
-    return value ?? '';
-  }
-  throw new Error(`\${{ ${e} }}: not an expression this runner emulation knows`);
+  return asText(evaluateValue(expr, scopeOf(x)));
+}
+
+function scopeOf(x: Contexts): Scope {
+  return {
+    status: x.status,
+    lookup: (path) => {
+      const [context, name, ...rest] = path;
+      const e = path.join('.');
+      if (name === undefined) throw new Error(`\${{ ${e} }}: not an expression this runner emulation knows`);
+      const deeper = (value: Value): Value => rest.reduce(property, value);
+      if (context === 'steps') {
+        const step = x.steps[name];
+        if (rest[0] === 'outputs' && rest.length === 2) return step?.outputs[rest[1]!] ?? '';
+        if ((rest[0] === 'outcome' || rest[0] === 'conclusion') && rest.length === 1)
+          return step?.outcome ?? '';
+        throw new Error(`\${{ ${e} }}: not emulated`);
+      }
+      if (context === 'needs') {
+        const need = x.needs[name];
+        if (!need) throw new Error(`\${{ ${e} }}: the job does not need ${name}`);
+        if (rest[0] === 'outputs' && rest.length === 2) return need.outputs[rest[1]!] ?? '';
+        if (rest[0] === 'result' && rest.length === 1) return need.result;
+        throw new Error(`\${{ ${e} }}: not emulated`);
+      }
+      if (context === 'inputs') {
+        if (!x.declaredInputs.has(name))
+          throw new Error(`\${{ ${e} }}: the workflow declares no input ${name}`);
+        return deeper(x.inputs[name] ?? '');
+      }
+      if (context === 'secrets') return deeper(x.secrets[name] ?? '');
+      if (context === 'env') return deeper(x.env[name] ?? '');
+      if (context === 'github' || context === 'runner') {
+        const value = (x[context] as Record<string, Value | undefined>)[name];
+        if (value === undefined) throw new Error(`\${{ ${e} }}: not emulated`);
+        return deeper(value);
+      }
+      throw new Error(`\${{ ${e} }}: not an expression this runner emulation knows`);
+    },
+  };
 }
 
 export function interpolate(text: string, x: Contexts): string {
@@ -362,7 +383,7 @@ export function interpolate(text: string, x: Contexts): string {
 function condition(text: string | undefined, x: Contexts): boolean {
   if (text === undefined) return x.status === 'success';
   const inner = /^\s*\$\{\{([\s\S]+)\}\}\s*$/.exec(text)?.[1] ?? text;
-  return evaluate(inner, x) === 'true';
+  return truthy(evaluateValue(inner, scopeOf(x)));
 }
 
 /** Runs the workflow's jobs in order on the stand-in; what each step did and whom the token reached. */
@@ -381,25 +402,35 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     ),
   );
   const secretsOf = (token: string) => ({ ...options.secrets, GITHUB_TOKEN: token });
-  // the perimeter step's inputs: evaluated before the job starts (they name no earlier step)
+  // the perimeter step's inputs: evaluated before the job starts (they name no earlier step); one that names
+  // the event (a branch from the issue's number) is evaluated again when the step starts
   const mainInputs =
     mainStep &&
-    withInputs(mainStep, {
-      inputs: options.inputs,
-      declaredInputs,
-      secrets: options.secrets,
-      github: {
-        token: '${{ github.token }}',
-        run_attempt: '1',
-        run_id: '4242',
-        repository: 'octo/widgets',
-      },
-      runner: {},
-      env: {},
-      steps: {},
-      needs: {},
-      status: 'success',
-    });
+    Object.fromEntries(
+      Object.entries(mainStep.with ?? {}).flatMap(([k, v]) => {
+        try {
+          return [
+            [
+              k,
+              interpolate(String(v), {
+                ...emptyContexts(),
+                inputs: options.inputs,
+                declaredInputs,
+                secrets: options.secrets,
+                github: {
+                  token: '${{ github.token }}',
+                  run_attempt: '1',
+                  run_id: '4242',
+                  repository: 'octo/widgets',
+                },
+              }),
+            ],
+          ];
+        } catch {
+          return [];
+        }
+      }),
+    );
   // isolation: user takes sudo from the user the steps run as, and refuses root: the first job's steps run
   // as a runner-like user with password-less sudo, from the action as the runner downloads it
   const runAs = mainInputs?.isolation === 'user' ? isolatedRunner() : null;
@@ -410,7 +441,9 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     statuses: perms.statuses,
     checks: perms.checks,
     pullRequests: perms['pull-requests'],
+    issues: perms.issues,
     actions: perms.actions,
+    ...(options.branch && { branch: options.branch.name, createBranch: !options.branch.madeByWorkflow }),
     ...(mainInputs && { inputs: mainInputs }),
     ...(runAs && { runner: { runAs } }),
   });
@@ -425,6 +458,11 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     await standIn.close();
     throw new Error(`the workflow does not run on ${event.name}`);
   }
+  // GITHUB_SHA: the last commit on the event's ref (issue_comment, pull_request_target: the default branch's)
+  // https://docs.github.com/actions/reference/workflows-and-actions/events-that-trigger-workflows
+  const sha = (await git(standIn.bare, ['rev-parse', event.ref])).trim();
+  if (options.event)
+    standIn.runner.setEvent({ name: event.name, payload: event.payload, ref: event.ref, sha });
   const out: WorkflowRun = {
     standIn,
     observer,
@@ -447,7 +485,12 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
       const jobIf =
         job.if === undefined
           ? needsOk
-          : condition(job.if, { ...emptyContexts(), needs, status: needsOk ? 'success' : 'failure' });
+          : condition(job.if, {
+              ...emptyContexts(),
+              github: githubContext(event, sha, name),
+              needs,
+              status: needsOk ? 'success' : 'failure',
+            });
       if (!jobIf) {
         out.results[name] = 'skipped';
         return;
@@ -470,6 +513,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
         first: index === 0,
         out,
         event,
+        sha,
       });
       out.results[name] = result;
       if (index === 0) {
@@ -541,6 +585,22 @@ interface JobSetting {
   first: boolean;
   out: WorkflowRun;
   event: WorkflowEvent;
+  /** GITHUB_SHA */
+  sha: string;
+}
+
+/** The github context a job's expressions see (what this emulation sets; `event` is the payload). */
+function githubContext(event: WorkflowEvent, sha: string, job: string): Contexts['github'] {
+  return {
+    run_attempt: '1',
+    run_id: '4242',
+    repository: 'octo/widgets',
+    job,
+    event_name: event.name,
+    event: event.payload as Value,
+    ref: event.ref,
+    sha,
+  };
 }
 
 async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'success' | 'failure'> {
@@ -553,14 +613,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
     inputs: s.options.inputs,
     declaredInputs: s.declaredInputs,
     secrets: s.secrets,
-    github: {
-      token: s.token,
-      run_attempt: '1',
-      run_id: '4242',
-      repository: 'octo/widgets',
-      job: name,
-      workspace: runner.workspace,
-    },
+    github: { ...githubContext(s.event, s.sha, name), token: s.token, workspace: runner.workspace },
     runner: { temp: runner.runnerTemp, os: 'Linux' },
     env: {},
     steps: {},
@@ -623,7 +676,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
         if (step.uses?.startsWith('actions/checkout@')) {
           // checked out by root (git refuses a repository of another user), then given to the step's user
           if (runAs) execFileSync('chown', ['root:', runner.workspace]);
-          result = await checkout(s.standIn, runner, step, x, s.token);
+          result = await checkout(s.standIn, runner, step, x, s.token, s.event.ref);
           if (runAs) execFileSync('chown', ['-R', `${runAs.user}:`, runner.workspace]);
         } else if (wrapper) {
           const inputs = withInputs(step, x);
@@ -772,7 +825,8 @@ function strings(map: Record<string, unknown> | undefined, x: Contexts): Record<
 }
 
 /**
- * actions/checkout v5: a clone of the ref in the workspace; unless `persist-credentials: false` the token
+ * actions/checkout v5: a clone of the event's ref (GITHUB_REF: the bound branch for workflow_dispatch, the
+ * default branch for issue_comment) in the workspace; unless `persist-credentials: false` the token
  * stays in the workspace's git config as an `http.<server>/.extraheader` (v6 and later: in a file under
  * RUNNER_TEMP that the config includes).
  */
@@ -782,11 +836,12 @@ async function checkout(
   step: WorkflowStep,
   x: Contexts,
   token: string,
+  ref: string,
 ): Promise<{ ok: boolean; log: string; outputs: Record<string, string> }> {
   const persist = interpolate(String(step.with?.['persist-credentials'] ?? 'true'), x) !== 'false';
   const workspace = runner.workspace;
   await git(workspace, ['init', '--quiet']);
-  await git(workspace, ['fetch', '--quiet', standIn.bare, `refs/heads/${standIn.branch}`]);
+  await git(workspace, ['fetch', '--quiet', standIn.bare, ref]);
   await git(workspace, ['checkout', '--quiet', 'FETCH_HEAD']);
   if (persist) {
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
@@ -798,7 +853,7 @@ async function checkout(
   }
   return {
     ok: true,
-    log: `checked out ${standIn.branch}${persist ? ' (credentials persisted)' : ''}`,
+    log: `checked out ${ref}${persist ? ' (credentials persisted)' : ''}`,
     outputs: {},
   };
 }

@@ -44,6 +44,8 @@ export interface JobOptions {
   history?: Array<{ message: string; files: Record<string, string | null> }>;
   /** the bound branch, created from main before the job (unless it is main) */
   branch?: string;
+  /** false: the bound branch is not made before the job (the workflow's own steps make it); default true */
+  createBranch?: boolean;
   /** files committed on the bound branch before the job */
   branchFiles?: Record<string, string>;
   inputs?: Record<string, string>;
@@ -136,7 +138,8 @@ export class Job {
     } else job.commits.push(await seedRepo(job.bare, options.files));
     for (const commit of options.history ?? [])
       job.commits.push(await commitToBare(job.bare, 'main', commit.files, commit.message));
-    if (job.branch !== 'main') await git(job.bare, ['branch', job.branch, 'main']);
+    if (job.branch !== 'main' && options.createBranch !== false)
+      await git(job.bare, ['branch', job.branch, 'main']);
     for (const login of options.actors ?? []) job.tokens[login] = `ghp_${randomBytes(18).toString('hex')}`;
     job.gh = await startFakeGithub({
       token: job.token,

@@ -198,6 +198,19 @@ export class ActionRunner {
     this.options.inputs = inputs;
   }
 
+  /**
+   * The event that started the run, when it is known only after the runner was made (it names an issue or a
+   * pull request opened in the stand-in): GITHUB_EVENT_NAME, the payload at GITHUB_EVENT_PATH, GITHUB_REF and
+   * GITHUB_SHA, for every later step.
+   */
+  setEvent(event: { name: string; payload: Record<string, unknown>; ref: string; sha: string }): void {
+    this.options.eventName = event.name;
+    this.options.event = event.payload;
+    this.options.ref = event.ref;
+    this.options.sha = event.sha;
+    writeFileSync(this.eventPath, JSON.stringify(event.payload));
+  }
+
   private inputEnv(): Record<string, string> {
     const env: Record<string, string> = {};
     const given = this.options.inputs ?? {};
