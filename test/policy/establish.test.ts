@@ -90,10 +90,18 @@ describe('establish', () => {
         establish(facts({ names: ['implementer'], event: comment('mallory', 'NONE') })),
       );
       expect(refused.rule).toBe('trust');
+      expect(refused.name).toBe('EstablishRefusal');
       expect(refused.message).toBe(
         'untrusted trigger: comment author "mallory" is NONE, not OWNER, MEMBER; no selected perimeter ' +
           '("implementer") is marked "untrusted-triggers: true" in perimeters.yml, so none is exposed',
       );
+    });
+    it('names every selected perimeter when none is marked', () => {
+      const text = FILE.replace('    branches: [release]\n', '    branches: ["agent/*"]\n');
+      const names = ['implementer', 'releaser'];
+      expect(
+        refusal(() => establish(facts({ text, names, event: comment('mallory', 'NONE') }))).message,
+      ).toContain('no selected perimeter ("implementer", "releaser") is marked');
     });
   });
 
