@@ -68,7 +68,7 @@ describe('judgeCommit', () => {
       expect(judged.violations).toEqual([
         { kind: 'path', message: 'commit abc1234: no exposed perimeter may work on branch "main"' },
       ]);
-      expect(judged.madeBy).toBeNull();
+      expect(judged).toEqual({ violations: judged.violations, unchecked: [], madeBy: null });
       expect(judgeCommit(commit([added('src/a.ts')]), 'main', [impl]).violations[0]).toMatchObject({
         path: 'src/a.ts',
         message: expect.stringContaining('no exposed perimeter may work on branch "main"'),
@@ -101,6 +101,17 @@ describe('judgeCommit', () => {
       const judged = judgeCommit(commit([added('src/a', 9), ...many]), 'agent/x', [impl, wide]);
       expect(judged.violations[0]!.message).toBe(
         'commit abc1234: no one perimeter may make the whole commit ("impl" may not write test/1, test/2, test/3 and 1 more, may push 3 path(s) at once, and the commit changes 5; "tests" may not write src/a)',
+      );
+    });
+
+    it('names exactly three paths with no count after them', () => {
+      const three = ['test/1', 'test/2', 'test/3'].map((p, i) => added(p, i + 1));
+      const [src, tst] = [['src/**'], ['test/**']].map((write, i) =>
+        compiledPerimeter({ name: ['impl', 'tests'][i]!, write }),
+      );
+      const judged = judgeCommit(commit([added('src/a', 9), ...three]), 'agent/x', [src!, tst!]);
+      expect(judged.violations[0]!.message).toBe(
+        'commit abc1234: no one perimeter may make the whole commit ("impl" may not write test/1, test/2, test/3; "tests" may not write src/a)',
       );
     });
   });

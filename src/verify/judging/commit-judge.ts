@@ -20,9 +20,6 @@ export interface CommitJudgement {
   madeBy: string | null;
 }
 
-/** A reason one perimeter may not make a commit; `unknown`: a blob it needs was not read. */
-type Refusal = { kind: 'structure'; why: string } | { kind: 'unknown'; why: string };
-
 const LISTED_PATHS = 3;
 
 /**
@@ -44,16 +41,31 @@ export function judgeCommit(commit: CommitToJudge, branch: string, perimeters: P
       unchecked: [],
       madeBy: null,
     };
+  const written = commit.changes.flatMap((change) => (change.kind === 'deleted' ? [] : [change]));
+  const read = written.flatMap(({ path, newSha }) => {
+    const blob = commit.blob(newSha!);
+    return blob === undefined ? [] : [{ path, ...blob }];
+  });
+  const unread = written.length - read.length;
   const judged = bound.map((perimeter) => ({
     perimeter,
-    refusals: refusalsOf(perimeter, commit),
-    secrets: secretsFor(perimeter, commit),
+    refusals: refusalsOf(perimeter, commit.changes, read),
+    secrets: secretsFor(perimeter, read),
   }));
-  const maker = judged.find((j) => j.refusals.length === 0 && j.secrets.length === 0);
+  // the perimeters that may make it by its paths and by the limits of what was read
+  const able = judged.filter((j) => j.refusals.length === 0);
+  if (able.length > 0 && unread > 0)
+    return {
+      violations: [],
+      unchecked: [
+        `${commit.label}: the content of ${unread} file(s) was not read, so its limits and credentials were not checked`,
+      ],
+      madeBy: null,
+    };
+  const maker = able.find((j) => j.secrets.length === 0);
   if (maker !== undefined) return { violations: [], unchecked: [], madeBy: maker.perimeter.name };
-  const structural = judged.filter((j) => j.refusals.every((r) => r.kind === 'unknown'));
   // a perimeter that may make it but for credentials: each file holding one is the violation
-  const sound = structural.find((j) => j.refusals.length === 0);
+  const sound = able[0];
   if (sound !== undefined)
     return {
       violations: sound.secrets.map(({ path, kinds }) => ({
@@ -64,16 +76,7 @@ export function judgeCommit(commit: CommitToJudge, branch: string, perimeters: P
       unchecked: [],
       madeBy: null,
     };
-  const unknown = structural[0];
-  if (unknown !== undefined)
-    return {
-      violations: [],
-      unchecked: [
-        `${commit.label}: ${unknown.refusals[0]!.why}, so its limits and credentials were not checked`,
-      ],
-      madeBy: null,
-    };
-  const reasons = judged.map((j) => `"${j.perimeter.name}" ${j.refusals.map((r) => r.why).join(', ')}`);
+  const reasons = judged.map((j) => `"${j.perimeter.name}" ${j.refusals.join(', ')}`);
   return {
     violations: [
       {
@@ -86,56 +89,38 @@ export function judgeCommit(commit: CommitToJudge, branch: string, perimeters: P
   };
 }
 
-/** Why `perimeter` could not have made the commit in one push, by its paths and limits. */
-function refusalsOf(perimeter: Perimeter, commit: CommitToJudge): Refusal[] {
+/** The files of a commit whose content was read. */
+type ReadFile = BlobFacts & { path: string };
+
+/** Why `perimeter` could not have made the commit in one push, by its paths and the limits of what was read. */
+function refusalsOf(perimeter: Perimeter, changes: Change[], read: ReadFile[]): string[] {
   const { limits } = perimeter.spec;
-  const refusals: Refusal[] = [];
-  const barred = commit.changes.filter((change) => !perimeter.canWrite(change.path).allowed);
+  const refusals: string[] = [];
+  const barred = changes.filter((change) => !perimeter.canWrite(change.path).allowed);
   if (barred.length > 0) {
     const named = barred.slice(0, LISTED_PATHS).map((change) => change.path);
     const more = barred.length > LISTED_PATHS ? ` and ${barred.length - LISTED_PATHS} more` : '';
-    refusals.push({ kind: 'structure', why: `may not write ${named.join(', ')}${more}` });
+    refusals.push(`may not write ${named.join(', ')}${more}`);
   }
-  if (commit.changes.length > limits.filesPerPush)
-    refusals.push({
-      kind: 'structure',
-      why: `may push ${limits.filesPerPush} path(s) at once, and the commit changes ${commit.changes.length}`,
-    });
-  let bytes = 0;
-  let unread = 0;
-  for (const change of commit.changes) {
-    if (change.kind === 'deleted') continue;
-    const blob = commit.blob(change.newSha!);
-    if (blob === undefined) {
-      unread++;
-      continue;
-    }
-    if (blob.size > limits.bytesPerFile)
-      refusals.push({
-        kind: 'structure',
-        why: `may write ${limits.bytesPerFile} bytes a file, and ${change.path} holds ${blob.size}`,
-      });
-    bytes += blob.size;
-  }
+  if (changes.length > limits.filesPerPush)
+    refusals.push(
+      `may push ${limits.filesPerPush} path(s) at once, and the commit changes ${changes.length}`,
+    );
+  for (const file of read)
+    if (file.size > limits.bytesPerFile)
+      refusals.push(`may write ${limits.bytesPerFile} bytes a file, and ${file.path} holds ${file.size}`);
+  const bytes = read.reduce((sum, file) => sum + file.size, 0);
   if (bytes > limits.bytesPerPush)
-    refusals.push({
-      kind: 'structure',
-      why: `may push ${limits.bytesPerPush} bytes at once, and the commit holds ${bytes}`,
-    });
-  if (unread > 0) refusals.push({ kind: 'unknown', why: `the content of ${unread} file(s) was not read` });
+    refusals.push(`may push ${limits.bytesPerPush} bytes at once, and the commit holds ${bytes}`);
   return refusals;
 }
 
 /** The files of the commit holding a credential that `perimeter` does not allow secrets in. */
 function secretsFor(
   perimeter: Perimeter,
-  commit: CommitToJudge,
+  read: ReadFile[],
 ): Array<{ path: string; kinds: readonly string[] }> {
-  return commit.changes.flatMap((change) => {
-    if (change.kind === 'deleted') return [];
-    const kinds = commit.blob(change.newSha!)?.credentials ?? [];
-    return kinds.length > 0 && perimeter.allowsSecretsIn(change.path) === null
-      ? [{ path: change.path, kinds }]
-      : [];
-  });
+  return read.flatMap(({ path, credentials }) =>
+    credentials.length > 0 && perimeter.allowsSecretsIn(path) === null ? [{ path, kinds: credentials }] : [],
+  );
 }
