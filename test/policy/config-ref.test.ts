@@ -170,4 +170,126 @@ describe('judgeConfigRef', () => {
       expect(judgeConfigRef(facts({}))).toEqual({ kind: 'ok' });
     });
   });
+
+  describe('says the whole of each reason', () => {
+    const UNMOVABLE =
+      'Read the perimeters file from the default branch, a full commit SHA, or a branch or tag that an active ' +
+      'ruleset nobody in the job can bypass protects with "Restrict updates" and "Restrict deletions" ' +
+      '(and "Restrict creations" for the spelling that does not exist)';
+
+    it('for the default branch that is also the bound branch', () => {
+      expect(judgeConfigRef(facts({ branch: 'main' }))).toEqual({
+        kind: 'warning',
+        message:
+          'config-ref: not given, so the default branch "main" is read, and it is also the bound branch: the ' +
+          'perimeters come from the branch the agents write. The file is protected there, but whoever may push ' +
+          'to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
+      });
+    });
+
+    it('for a branch a perimeter may be bound to', () => {
+      expect(judgeConfigRef(facts({ configRef: 'staging' }))).toEqual({
+        kind: 'refused',
+        message:
+          'config-ref: "staging" names branch "staging", and this job may write that branch (its branches list ' +
+          'lets perimeter "stager" be bound to it); a branch that may be written could widen its own perimeter. ' +
+          'Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+      });
+    });
+
+    it('for a ref nothing locks, naming each spelling git may read it as', () => {
+      expect(judgeConfigRef(facts({ configRef: 'v1' }))).toEqual({
+        kind: 'refused',
+        message:
+          'config-ref: "v1" is not the default branch "main" or a full commit SHA, and GitHub does not protect it ' +
+          "from this job's token (refs/heads/v1 does not exist, and no ruleset restricts its creation; " +
+          "refs/tags/v1 exists, and no ruleset restricts its updates or deletion): the agent's job could move or " +
+          `create it and choose its own perimeters. ${UNMOVABLE}`,
+      });
+    });
+
+    it('for an abbreviated SHA', () => {
+      expect(judgeConfigRef(facts({ configRef: '0123456' }))).toEqual({
+        kind: 'refused',
+        message: `config-ref: "0123456" is an abbreviated commit SHA; give all 40 hex digits. ${UNMOVABLE}`,
+      });
+    });
+  });
+
+  describe('when a name only looks like a commit SHA', () => {
+    it.each(['cafe1234-work', 'work-cafe1234', `${'c'.repeat(40)}-x`, `x-${'c'.repeat(40)}`])(
+      'judges %s as the branch or tag it is',
+      (configRef) => {
+        expect(judgeConfigRef(facts({ configRef }))).toMatchObject({
+          kind: 'refused',
+          message: expect.stringContaining(`${JSON.stringify(configRef)} is not the default branch "main"`),
+        });
+        expect(configRefNeedsRulesets(configRef, 'main')).toBe(true);
+      },
+    );
+
+    it('needs no rulesets without a ref, or for the default branch', () => {
+      expect(configRefNeedsRulesets(null, 'main')).toBe(false);
+      expect(configRefNeedsRulesets('refs/heads/main', 'main')).toBe(false);
+    });
+  });
+
+  describe('when a perimeter may be bound to any branch', () => {
+    const anywhere = [compiledPerimeter({ name: 'roamer', write: ['src/**'], branches: ['**'] })];
+    const tagLock: RefRuleset = {
+      name: 'frozen tags',
+      target: 'tag',
+      enforcement: 'active',
+      bypass: 'never',
+      include: ['refs/tags/v*'],
+      exclude: [],
+      rules: ['update', 'deletion'],
+    };
+    const branchLock: RefRuleset = {
+      ...tagLock,
+      name: 'release',
+      target: 'branch',
+      include: ['refs/heads/release'],
+    };
+
+    it('still reads a tag, in each spelling, as a tag (not a branch of that name)', () => {
+      for (const configRef of ['refs/tags/v1', 'tags/v1'])
+        expect(judgeConfigRef(facts({ configRef, perimeters: anywhere, rulesets: [tagLock] }))).toEqual({
+          kind: 'ok',
+        });
+    });
+
+    it('reads heads/x as the branch x only', () => {
+      const heads = { 'refs/heads/release': 'a'.repeat(40) };
+      expect(
+        judgeConfigRef(facts({ configRef: 'heads/release', heads, perimeters: [], rulesets: [branchLock] })),
+      ).toEqual({ kind: 'ok' });
+    });
+
+    it('reads a full SHA as a commit, unless a branch has it as its head', () => {
+      const sha = 'd'.repeat(40);
+      expect(judgeConfigRef(facts({ configRef: sha, perimeters: anywhere, heads: {} }))).toEqual({
+        kind: 'ok',
+      });
+      expect(
+        judgeConfigRef(facts({ configRef: sha, perimeters: anywhere, heads: { 'refs/tags/v1': sha } })),
+      ).toEqual({ kind: 'ok' });
+      expect(
+        judgeConfigRef(facts({ configRef: sha, perimeters: anywhere, heads: { 'refs/heads/x': sha } })),
+      ).toMatchObject({ kind: 'refused', message: expect.stringContaining('is the head of branch "x"') });
+    });
+  });
+
+  describe('when several branches have the SHA as their head', () => {
+    const sha = 'e'.repeat(40);
+    it.each([
+      ['first', { 'refs/heads/agent/work': sha, 'refs/heads/main': sha }],
+      ['last', { 'refs/heads/main': sha, 'refs/heads/agent/work': sha }],
+    ])('refuses it when the writable one comes %s', (_, heads) => {
+      expect(judgeConfigRef(facts({ configRef: sha, heads }))).toMatchObject({
+        kind: 'refused',
+        message: expect.stringContaining('is the head of branch "agent/work"'),
+      });
+    });
+  });
 });

@@ -65,7 +65,8 @@ export function judgeConfigRef(facts: ConfigRefFacts): ConfigRefVerdict {
   let because: string | null = null;
   let branch = named;
   if (named !== null) because = writableBecause(named, facts);
-  else if (SHA.test(ref)) {
+  else {
+    // a tag or a commit: only a SHA can be the start of a branch's head (a tag's name holds a '/')
     for (const [name, sha] of Object.entries(facts.heads)) {
       if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase())) continue;
       branch = name.slice('refs/heads/'.length);
