@@ -376,9 +376,14 @@ export interface RepoReads {
    * Paths a commit changed against its first parent, both sides of a rename, from one page of its file
    * list. `complete` is false when GitHub may have left some out (the list pages at 300 files, at most
    * 100 when asked as Perimeter asks); then diff its trees instead. `files`, when given, is that list as
-   * GitHub gives it (status and blob SHA, no modes).
+   * GitHub gives it (status and blob SHA, no modes). `fresh`: asked even when known (a list another read
+   * brought is not used; one rememberCommitFiles told is), for a question whose cost must not depend on what
+   * other reads learned.
    */
-  getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files?: ComparedFile[] }>;
+  getCommitFiles(
+    sha: string,
+    options?: { fresh?: boolean },
+  ): Promise<{ paths: string[]; complete: boolean; files?: ComparedFile[] }>;
   /**
    * A commit's whole file list known another way (the gateway's own push, diffed from indexes checked
    * against the tree SHAs): getCommitFiles answers it without a request.
@@ -393,6 +398,12 @@ export interface RepoReads {
   }): Promise<CommitInfo[]>;
   /** Whether `ancestor` is reachable from `descendant` (true when equal). */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /**
+   * Whether every commit reachable from `head` is read on this machine (the history copy holds it): then
+   * isAncestor with `head` as the descendant, and getCommit, getTree and getCommitTrees of the commits below
+   * it, make no request at all, whatever the other commit is. Absent: every such read may be a request.
+   */
+  holdsHistory?(head: string): boolean;
   /** Compares two commits by SHA; `page` (from 1) pages the commits, 100 at a time. Throws not_found. */
   compare(base: string, head: string, page?: number): Promise<Comparison>;
   /**

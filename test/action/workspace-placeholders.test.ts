@@ -3,14 +3,16 @@
  * with a secret value of every provider form the detector knows, a private key block, invisible characters
  * and hidden HTML is on disk exactly as get_file answers it (placeholders and marks, no value); an edit
  * elsewhere in the file pushes the original values back untouched; an edit to a placeholder, or a
- * placeholder copied elsewhere, is refused naming the file and the line, and nothing lands.
+ * placeholder copied elsewhere, is refused naming the file and the line, and nothing lands. The values are
+ * kept for the push in its state file only: 0600, in main's 0700 directory, outside the workspace.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { git as bareGit } from '@perimeter/fake-github';
 import { FILES, PERIMETERS_YML, privateKeyBlock, providerSamples, type Job } from '@perimeter/test-rigs';
+import type { WorkspaceState } from '../../src/clients/workspace-state.js';
 import { jobSuite } from './support/suite.js';
 
 const CONFIG = PERIMETERS_YML.replace(
@@ -67,6 +69,26 @@ describe('a workspace file with hidden values', () => {
     expect(disk).toContain('\u27ea');
     // a key block of many lines is one placeholder on one line: fewer lines than the repository's
     expect(disk.split('\n').length).toBeLessThan(SETTINGS.split('\n').length);
+  });
+
+  it("keeps the values for the push in its state file only: 0600, in main's 0700 directory, outside the workspace", async () => {
+    const j = await started();
+    const push = j.runner.main!.outputs['workspace-push-implementer']!;
+    const statePath = /--state '?([^' ]+)'? /.exec(push)![1]!;
+    // docs/workspace.md names the place exactly: RUNNER_TEMP/perimeter-XXXXXX/workspace-<perimeter>.json
+    expect(relative(j.runner.runnerTemp, statePath)).toMatch(
+      /^perimeter-[^/]+\/workspace-implementer\.json$/,
+    );
+    expect(relative(dirOf(j), statePath)).toMatch(/^\.\.\//);
+    expect(statSync(statePath).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(statePath)).mode & 0o777).toBe(0o700);
+    expect(statSync(statePath).uid).toBe(process.getuid!());
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as WorkspaceState;
+    // the endpoint's bearer secret, and each line the disk form changed as the repository has it
+    expect(state.secret).not.toBe('');
+    const originals = Object.values(state.files['src/settings.ts']!.shown!.originals).join('\n');
+    for (const s of SECRETS) expect(originals, s.kind).toContain(s.value);
+    expect(originals).toContain(KEY.split('\n')[1]);
   });
 
   it('pushes the original values back when the agent edits elsewhere in the file', async () => {

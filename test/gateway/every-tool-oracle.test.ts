@@ -2,8 +2,9 @@
  * The read properties, over EVERY registered tool (src/gateway/tools/all-tools.ts), the new ones included:
  *
  * - hidden equals missing: a tool asked about a hidden file, folder or commit answers exactly as it does
- *   about a missing one of the same shape, and, asked about a path, makes the same upstream requests
- *   (counted by the stand-in, per route);
+ *   about a missing one of the same shape (a commit that changed hidden files only, an unknown SHA), and
+ *   makes the same upstream requests (counted by the stand-in, per route), on both of the gateway's routes:
+ *   with the history copy (git-history.ts) and by the API alone (no trusted git, or the copy failed);
  * - no secret: whatever a tool is asked about readable files holding secret values of every provider form
  *   the detector knows, no value (nor a long piece of one) is in any answer, and a search for a piece of a
  *   real secret answers as a search for a piece of a made-up one;
@@ -13,6 +14,7 @@
  * Tools that serve nothing of the repository (`serves: 'nothing'`) may have no hidden-equals-missing case;
  * any other tool must.
  */
+import { tmpdir } from 'node:os';
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +62,13 @@ const CASES = {
   get_commit: (t) => [{ sha: t.commit }],
   search: (t) => [{ pattern: t.word, path: t.dir, context: 2 }, { pattern: t.word }],
   blame: (t) => [{ path: t.file }],
-  diff: (t) => [{ sha: t.commit, context: 2 }, { sha: t.mixed, path: t.dir }, { sha: t.mixed }],
+  diff: (t) => [
+    { sha: t.commit, context: 2 },
+    { sha: t.mixed, path: t.dir },
+    { sha: t.mixed },
+    { sha: t.mixed, base: t.commit },
+    { sha: t.commit, base: t.mixed },
+  ],
   push_files: (t) => [{ message: 'edit', files: [{ path: t.file, content: `${t.word}\n` }] }],
   // serve nothing of the repository: no hidden-equals-missing question to ask (the conversation tools'
   // own refusals and filters: test/action/conversation-tools.test.ts, test/safety/outgoing-text.test.ts)
@@ -79,18 +87,38 @@ function keysFile(): string {
   return SECRETS.map((s, i) => `export const key${i} = "${s.value}"; // ${s.kind}\n`).join('');
 }
 
-describe('every tool, hidden or missing, readable or secret', () => {
+/** An argument that takes a commit: named so, or described as asking for a SHA. */
+function takesCommit(name: string, schema: unknown): boolean {
+  const description = (schema as { description?: string }).description ?? '';
+  return /^(?:sha|commit)$/.test(name) || /\bSHA\b/.test(description);
+}
+
+/**
+ * The gateway's routes to history: its copy over git (as the action starts it), or the API alone (no trusted
+ * git, or the copy failed), with GraphQL or (its budget spent) REST alone. The secret property asks about
+ * content, which no route changes but the first two: it runs there.
+ */
+const ROUTES = [
+  { route: 'with the history copy', copy: true, graphql: true },
+  { route: 'by the API alone', copy: false, graphql: true },
+  { route: 'by REST alone', copy: false, graphql: false },
+] as const;
+
+describe.each(ROUTES)('every tool, hidden or missing, readable or secret, $route', ({ copy, graphql }) => {
   let h: Harness;
   let dev: Client;
   const hiddenCommits: string[] = [];
   const mixedCommits: string[] = [];
   let keysCommit: string;
+  let readableCommit: string;
 
   beforeAll(async () => {
     h = await startHarness({
       config: CONFIG,
       filter: createSecretFilter(),
       files: { 'src/a.ts': 'export const a = 1;\n', 'docs/readme.md': '# docs\n' },
+      ...(copy ? { upstream: { history: { dir: tmpdir(), branch: 'main' } } } : {}),
+      ...(graphql ? {} : { graphqlRateLimit: 0 }),
     });
     for (let k = 0; k < FOLDERS; k++) {
       hiddenCommits.push(
@@ -108,10 +136,17 @@ describe('every tool, hidden or missing, readable or secret', () => {
       mixedCommits.push(await commitToBare(h.repoDir, 'main', files, `mixed ${k}`));
     }
     keysCommit = await commitToBare(h.repoDir, 'main', { 'src/keys.ts': keysFile() }, 'keys');
-    await commitToBare(h.repoDir, 'main', { 'src/a.ts': 'export const a = 2;\n' }, 'visible');
+    readableCommit = await commitToBare(
+      h.repoDir,
+      'main',
+      { 'src/a.ts': 'export const a = 2;\n' },
+      'visible',
+    );
     dev = await h.connect('dev');
     // what both sides share, loaded once: the head's tree
     await call(dev, 'get_tree', {});
+    // the route is the one named: the copy holds the head, or there is none
+    expect(h.upstream.holdsHistory?.(await h.head()) ?? false).toBe(copy);
   });
   afterAll(async () => h.close());
 
@@ -119,6 +154,33 @@ describe('every tool, hidden or missing, readable or secret', () => {
     for (const tool of ALL_TOOLS) {
       expect(Object.keys(CASES), tool.name).toContain(tool.name);
       if (CASES[tool.name] === null) expect(TOOL_CATALOGUE[tool.name].serves, tool.name).toBe('nothing');
+    }
+  });
+
+  it('asks every argument that takes a commit about one, and a readable commit answers there', async () => {
+    const probe: Target = { file: 'F', dir: 'D', commit: 'C', word: 'W', mixed: 'X' };
+    const readable: Target = {
+      file: 'src/a.ts',
+      dir: 'src',
+      commit: readableCommit,
+      word: 'export',
+      mixed: mixedCommits[0]!,
+    };
+    for (const tool of ALL_TOOLS) {
+      const cases = CASES[tool.name] as Case;
+      const ask = (t: Target): Array<Record<string, unknown>> => cases?.(t) ?? [];
+      for (const [name, schema] of Object.entries(tool.inputSchema)) {
+        if (!takesCommit(name, schema)) continue;
+        // hidden-equals-missing asks this argument about a hidden commit and an unknown SHA...
+        const at = ask(probe).flatMap((args, i) => (args[name] === probe.commit ? [i] : []));
+        expect(at, `${tool.name}.${name}: a case asks it about a commit`).not.toHaveLength(0);
+        // ...and the same calls about a readable commit answer it: "not found" is not all they can say
+        for (const i of at) {
+          const args = ask(readable)[i]!;
+          const result = await call(dev, tool.name, args);
+          expect(result.isError, `${tool.name} ${JSON.stringify(args)}`).not.toBe(true);
+        }
+      }
     }
   });
 
@@ -145,6 +207,7 @@ describe('every tool, hidden or missing, readable or secret', () => {
         async (tools, hiddenFirst) => {
           const k = run++ % FOLDERS;
           const unknown = fill(`missing-${k}`, 40, '0123456789abcdef');
+          const third = fill(`third-${k}`, 40, '0123456789abcdef');
           const hidden: Target = {
             file: `h${k}/deep/file.ts`,
             dir: `h${k}`,
@@ -166,8 +229,17 @@ describe('every tool, hidden or missing, readable or secret', () => {
             }));
             for (const pair of calls) {
               // what no side's answer depends on (a commit's changes, the head's tree) loaded first, by the
-              // same call about a third name that is missing too: then whichever side goes first pays nothing
-              await call(dev, name, JSON.parse(JSON.stringify(pair.missing).replaceAll(`m${k}`, `n${k}`)));
+              // same call about a third name and SHA that are missing too: then whichever side goes first
+              // pays nothing for it
+              const warm = JSON.stringify(pair.missing)
+                .replaceAll(`m${k}`, `n${k}`)
+                .replaceAll(unknown, third);
+              await call(dev, name, JSON.parse(warm));
+              // and about a commit, every other run: the branch listed first, as an agent would, so whatever
+              // a listing learns of the commits it passes over (a hidden one among them) is known before
+              // either side asks (the other runs: nothing is)
+              if (k % 2 === 1 && JSON.stringify(pair.missing).includes(unknown))
+                await call(dev, 'list_commits', {});
               const measured = new Map<Target, { answer: string; requests: string }>();
               for (const target of hiddenFirst ? [hidden, missing] : [missing, hidden]) {
                 const args = target === hidden ? pair.hidden : pair.missing;
@@ -177,11 +249,7 @@ describe('every tool, hidden or missing, readable or secret', () => {
               const [a, b] = [measured.get(hidden)!, measured.get(missing)!];
               const what = `${name} ${JSON.stringify(pair.missing)}`;
               expect(a.answer, `${what}: hidden vs missing`).toBe(b.answer);
-              // A commit that changes hidden files only is read before it is found wholly hidden, where an
-              // unknown SHA stops at the reachability check: their answers agree, their costs do not
-              // (SECURITY.md says so).
-              if (!JSON.stringify(pair.hidden).includes(hidden.commit))
-                expect(a.requests, `${what}: requests, hidden vs missing`).toBe(b.requests);
+              expect(a.requests, `${what}: requests, hidden vs missing`).toBe(b.requests);
             }
           }
         },
@@ -190,47 +258,50 @@ describe('every tool, hidden or missing, readable or secret', () => {
     );
   });
 
-  it('never answers a secret value, and a piece of one matches as a made-up piece does', async () => {
-    const readable: Target = {
-      file: 'src/keys.ts',
-      dir: 'src',
-      commit: keysCommit,
-      word: 'export',
-      mixed: keysCommit,
-    };
-    await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 0, max: SECRETS.length - 1 }),
-        fc.integer({ min: 8, max: 16 }),
-        fc.nat(),
-        async (which, length, at) => {
-          const value = SECRETS[which]!.value;
-          const start = at % Math.max(1, value.length - length);
-          const piece = value.slice(start, start + length);
-          const madeUp = fill(`made-up-${which}-${start}`, piece.length);
-          for (const tool of ALL_TOOLS) {
-            const args = CASES[tool.name];
-            if (args === null || tool.nature.writes) continue;
-            for (const target of [readable, { ...readable, word: piece }])
-              for (const asked of args(target)) {
-                const result = await call(dev, tool.name, asked);
-                const seen = `${textOf(result)}\n${JSON.stringify(answerOf(result) ?? {})}`;
-                expect(seen.length, `${tool.name}: bounded`).toBeLessThan(MAX_ANSWER_CHARS);
-                for (const s of SECRETS) {
-                  expect(seen, `${tool.name} shows ${s.kind}`).not.toContain(s.value);
-                  const middle = Math.floor(s.value.length / 2);
-                  expect(seen, `${tool.name} shows a piece of ${s.kind}`).not.toContain(
-                    s.value.slice(middle - 8, middle + 8),
-                  );
+  it.skipIf(!graphql)(
+    'never answers a secret value, and a piece of one matches as a made-up piece does',
+    async () => {
+      const readable: Target = {
+        file: 'src/keys.ts',
+        dir: 'src',
+        commit: keysCommit,
+        word: 'export',
+        mixed: keysCommit,
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: SECRETS.length - 1 }),
+          fc.integer({ min: 8, max: 16 }),
+          fc.nat(),
+          async (which, length, at) => {
+            const value = SECRETS[which]!.value;
+            const start = at % Math.max(1, value.length - length);
+            const piece = value.slice(start, start + length);
+            const madeUp = fill(`made-up-${which}-${start}`, piece.length);
+            for (const tool of ALL_TOOLS) {
+              const args = CASES[tool.name];
+              if (args === null || tool.nature.writes) continue;
+              for (const target of [readable, { ...readable, word: piece }])
+                for (const asked of args(target)) {
+                  const result = await call(dev, tool.name, asked);
+                  const seen = `${textOf(result)}\n${JSON.stringify(answerOf(result) ?? {})}`;
+                  expect(seen.length, `${tool.name}: bounded`).toBeLessThan(MAX_ANSWER_CHARS);
+                  for (const s of SECRETS) {
+                    expect(seen, `${tool.name} shows ${s.kind}`).not.toContain(s.value);
+                    const middle = Math.floor(s.value.length / 2);
+                    expect(seen, `${tool.name} shows a piece of ${s.kind}`).not.toContain(
+                      s.value.slice(middle - 8, middle + 8),
+                    );
+                  }
                 }
-              }
-          }
-          const real = await measure('search', { pattern: piece }, [piece]);
-          const fake = await measure('search', { pattern: madeUp }, [madeUp]);
-          expect(real.answer, `search for a piece of ${SECRETS[which]!.kind}`).toBe(fake.answer);
-        },
-      ),
-      { numRuns: 12 },
-    );
-  });
+            }
+            const real = await measure('search', { pattern: piece }, [piece]);
+            const fake = await measure('search', { pattern: madeUp }, [madeUp]);
+            expect(real.answer, `search for a piece of ${SECRETS[which]!.kind}`).toBe(fake.answer);
+          },
+        ),
+        { numRuns: 12 },
+      );
+    },
+  );
 });

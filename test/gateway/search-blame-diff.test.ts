@@ -4,9 +4,19 @@
  * matches nor changes a line), and that they read every blob they need in one go.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitToBare } from '@perimeter/fake-github';
-import { call, ok, providerSamples, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
+import {
+  call,
+  fill,
+  ok,
+  plumbCommit,
+  providerSamples,
+  startHarness,
+  textOf,
+  type Harness,
+} from '@perimeter/test-rigs';
 import { createSecretFilter } from '../../src/safety/index.js';
 
 const CONFIG = `
@@ -198,6 +208,101 @@ describe('search, blame and diff', () => {
       const unknown = 'f'.repeat(40);
       const missing = await call(dev, 'diff', { sha: unknown });
       expect(textOf(hidden).replace(hiddenOnly, 'X')).toBe(textOf(missing).replace(unknown, 'X'));
+    });
+  });
+});
+
+/**
+ * A submodule is a gitlink in the tree (mode 160000): its SHA names a commit of another repository, which this
+ * one does not hold. diff shows it as git diff does, never reading the SHA as a blob, and keeps a hidden one
+ * out; on both routes to history (the copy over git, the API alone).
+ */
+describe.each([
+  { route: 'with the history copy', copy: true },
+  { route: 'by the API alone', copy: false },
+])('diff of a submodule, $route', ({ copy }) => {
+  let h: Harness;
+  let dev: Client;
+  const [x, y, z] = ['x', 'y', 'z'].map((n) => fill(`submodule-${n}`, 40, '0123456789abcdef'));
+  let added: string;
+  let moved: string;
+  let hiddenOnly: string;
+  let replaced: string;
+
+  beforeAll(async () => {
+    h = await startHarness({
+      config: CONFIG,
+      files: { 'src/a.ts': 'export const a = 1;\n', 'secret/plan.md': 'plan\n' },
+      ...(copy ? { upstream: { history: { dir: tmpdir(), branch: 'main' } } } : {}),
+    });
+    const link = (sha: string) => ({ mode: '160000' as const, sha });
+    added = await plumbCommit(h.repoDir, 'main', { 'src/vendor/lib': link(x!), 'secret/sub': link(x!) });
+    moved = await plumbCommit(h.repoDir, 'main', { 'src/vendor/lib': link(y!), 'secret/sub': link(y!) });
+    hiddenOnly = await plumbCommit(h.repoDir, 'main', { 'secret/sub': link(z!) });
+    replaced = await plumbCommit(h.repoDir, 'main', {
+      'src/vendor/lib': { mode: '100644', content: 'vendored\n' },
+    });
+    dev = await h.connect('dev');
+  });
+  afterAll(async () => h.close());
+
+  type Shown = { files: Array<Record<string, unknown>>; omitted_count: number };
+
+  it('shows an added and a moved submodule by the commits it points at, a hidden one counted', async () => {
+    expect(await ok<Shown>(dev, 'diff', { sha: added })).toMatchObject({
+      files: [
+        {
+          path: 'src/vendor/lib',
+          status: 'added',
+          submodule: true,
+          patch: `@@ -0,0 +1,1 @@\n+Subproject commit ${x}\n`,
+        },
+      ],
+      omitted_count: 1,
+    });
+    const shown = await ok<Shown>(dev, 'diff', { sha: moved });
+    expect(shown.files).toEqual([
+      {
+        path: 'src/vendor/lib',
+        status: 'modified',
+        submodule: true,
+        patch: `@@ -1,1 +1,1 @@\n-Subproject commit ${x}\n+Subproject commit ${y}\n`,
+      },
+    ]);
+    expect(shown.omitted_count).toBe(1);
+    expect(JSON.stringify(shown)).not.toContain('secret/sub');
+  });
+
+  it('shows a submodule replaced by a file, and the two commits apart', async () => {
+    expect((await ok<Shown>(dev, 'diff', { sha: replaced })).files).toEqual([
+      {
+        path: 'src/vendor/lib',
+        status: 'modified',
+        submodule: true,
+        patch: `@@ -1,1 +1,1 @@\n-Subproject commit ${y}\n+vendored\n`,
+      },
+    ]);
+    const apart = await ok<Shown>(dev, 'diff', { sha: moved, base: added });
+    expect(apart.files.map((f) => f.patch)).toEqual([
+      `@@ -1,1 +1,1 @@\n-Subproject commit ${x}\n+Subproject commit ${y}\n`,
+    ]);
+    expect(apart.omitted_count).toBe(1);
+  });
+
+  it('answers a commit that moves a hidden submodule only as an unknown SHA', async () => {
+    const unknown = fill('unknown-submodule-commit', 40, '0123456789abcdef');
+    for (const tool of ['diff', 'get_commit']) {
+      const hidden = await call(dev, tool, { sha: hiddenOnly });
+      const missing = await call(dev, tool, { sha: unknown });
+      expect(hidden.isError).toBe(true);
+      expect(textOf(hidden).replace(hiddenOnly, 'X')).toBe(textOf(missing).replace(unknown, 'X'));
+    }
+  });
+
+  it('lists the submodule in get_commit by the commit it points at', async () => {
+    expect(await ok<Shown>(dev, 'get_commit', { sha: moved })).toMatchObject({
+      files: [{ path: 'src/vendor/lib', status: 'modified', sha: y, previous_sha: x }],
+      omitted_count: 1,
     });
   });
 });

@@ -5,6 +5,11 @@ export interface PathChange {
   status: 'added' | 'modified' | 'deleted';
   sha?: string;
   previousSha?: string;
+  /**
+   * Present when a side is a submodule (a gitlink, mode 160000): its SHA is then a commit of another
+   * repository, never a blob of this one.
+   */
+  submodule?: 'before' | 'after' | 'both';
 }
 
 export interface ChangedPathsOptions {
@@ -62,12 +67,24 @@ export async function changedPaths(
         await walk(xTree ? x!.sha : null, yTree ? y!.sha : null, `${path}/`);
       }
       if (stopped) return;
-      if (x && !xTree && y && !yTree) emit({ path, status: 'modified', sha: y.sha, previousSha: x.sha });
-      else if (x && !xTree) emit({ path, status: 'deleted', previousSha: x.sha });
-      else if (y && !yTree) emit({ path, status: 'added', sha: y.sha });
+      const link = submoduleSides(xTree ? undefined : x, yTree ? undefined : y);
+      if (x && !xTree && y && !yTree)
+        emit({ path, status: 'modified', sha: y.sha, previousSha: x.sha, ...link });
+      else if (x && !xTree) emit({ path, status: 'deleted', previousSha: x.sha, ...link });
+      else if (y && !yTree) emit({ path, status: 'added', sha: y.sha, ...link });
     }
   };
   if (before === after) return changes; // the same tree: nothing to list
   await walk(before, after, '');
   return changes;
+}
+
+/** Which sides of a change are submodules (gitlinks), as PathChange.submodule says it; {} for none. */
+function submoduleSides(
+  before: TreeEntry | undefined,
+  after: TreeEntry | undefined,
+): Pick<PathChange, 'submodule'> {
+  const b = before?.type === 'commit';
+  const a = after?.type === 'commit';
+  return b && a ? { submodule: 'both' } : b ? { submodule: 'before' } : a ? { submodule: 'after' } : {};
 }

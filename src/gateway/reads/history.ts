@@ -32,6 +32,7 @@ export class History {
   private readonly ancestry = new Map<string, boolean>();
   private readonly pages = new Map<string, Promise<CommitInfo[]>>();
   private readonly dirTests = new Map<string, (dir: string) => boolean>();
+  private readonly fileLists = new Map<string, Promise<{ paths: string[]; complete: boolean } | null>>();
 
   /** list_commits below a path by batched GraphQL reads, when the Upstream has them and the branch is known */
   readonly paths: PathLister | null;
@@ -62,10 +63,9 @@ export class History {
     let exhausted = false;
     for (let upstreamPage = 1; matched.length < wanted && scanned < MAX_SCAN; upstreamPage++) {
       const batch = await this.listPage(head, within, upstreamPage);
-      for (const commit of batch) {
-        this.trees.set(commit.sha, commit.tree);
-        this.ancestry.set(`${commit.sha}\0${head}`, true);
-      }
+      // Their trees are kept; their reachability is not: get_commit asks it of every SHA alike, so a commit
+      // a listing passed over (one that changed hidden files only, say) costs what an unknown SHA costs.
+      for (const commit of batch) this.trees.set(commit.sha, commit.tree);
       let judged = 0;
       for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
         if (i + PARALLEL_DIFFS > judged && judged < batch.length) {
@@ -251,6 +251,25 @@ export class History {
       this.dirTests.set(perimeter.name, test);
     }
     return test;
+  }
+
+  /**
+   * A commit's file list as GitHub gives it (Upstream.getCommitFiles), null for a SHA GitHub does not know.
+   * Asked of GitHub the first time whatever other reads learned (a listing's), then kept for the process,
+   * the "not known" answers too: asking about a commit costs what asking about an unknown SHA costs.
+   */
+  fileList(sha: string): Promise<{ paths: string[]; complete: boolean } | null> {
+    let pending = this.fileLists.get(sha);
+    if (!pending) {
+      pending = this.upstream.getCommitFiles(sha, { fresh: true }).catch((error: unknown) => {
+        if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
+          return null;
+        this.fileLists.delete(sha);
+        throw error;
+      });
+      this.fileLists.set(sha, pending);
+    }
+    return pending;
   }
 
   /** Whether `sha` is reachable from `head`; unknown SHAs are simply not reachable. */

@@ -12,7 +12,9 @@ export function unifiedHunks(before: string | null, after: string | null, contex
   const patch = structuredPatch('a', 'b', before ?? '', after ?? '', '', '', { context });
   let out = '';
   for (const hunk of patch.hunks) {
-    const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n`;
+    // an empty range starts at the line before it, as diff and git write it (`@@ -0,0 +1,2 @@` for a new file)
+    const range = (start: number, lines: number) => `${lines === 0 ? start - 1 : start},${lines}`;
+    const header = `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@\n`;
     const body = hunk.lines.map((line) => `${clip(line)}\n`).join('');
     if (out.length + header.length + body.length > MAX_PATCH_CHARS) {
       out += `[patch cut at ${MAX_PATCH_CHARS} characters]\n`;

@@ -44,6 +44,12 @@ export const diff = defineTool({
         status: z.enum(['added', 'modified', 'deleted']),
         patch: z.string().optional(),
         note: z.string().optional().describe('why patch is absent: binary, too large, or the answer is full'),
+        submodule: z
+          .literal(true)
+          .optional()
+          .describe(
+            'a side is a submodule: its patch names the commits, as git diff does ("Subproject commit")',
+          ),
       }),
     ),
     omitted_count: z.number(),
@@ -72,8 +78,9 @@ export const diff = defineTool({
     const shownFiles = readable.filter(
       (c) => within === undefined || c.path === within || c.path.startsWith(`${within}/`),
     );
+    // a submodule's side is a commit of another repository: named in the patch, never read as a blob
     const shas = shownFiles.flatMap((c) =>
-      [c.sha, c.previousSha].filter((s): s is string => s !== undefined),
+      [blobSide(c, 'after'), blobSide(c, 'before')].filter((s): s is string => s !== undefined),
     );
     const texts = await shownBlobs(
       view,
@@ -98,21 +105,38 @@ export const diff = defineTool({
   },
 });
 
+type Side = 'before' | 'after';
+
+const isSubmodule = (change: PathChange, side: Side): boolean =>
+  change.submodule === side || change.submodule === 'both';
+
+/** The blob SHA of a side of a change, undefined where that side is absent or a submodule. */
+function blobSide(change: PathChange, side: Side): string | undefined {
+  return isSubmodule(change, side) ? undefined : side === 'after' ? change.sha : change.previousSha;
+}
+
 function filePatch(
   change: PathChange,
   texts: Map<string, ShownBlob>,
   context: number,
-): { path: string; status: PathChange['status']; patch?: string; note?: string } {
-  const side = (sha: string | undefined): ShownBlob | null =>
-    sha === undefined ? null : (texts.get(sha) ?? null);
-  const after = change.status === 'deleted' ? null : side(change.sha);
-  const before = change.status === 'added' ? null : side(change.previousSha);
+): { path: string; status: PathChange['status']; patch?: string; note?: string; submodule?: true } {
+  const side = (which: Side): ShownBlob | null => {
+    if (which === 'after' ? change.status === 'deleted' : change.status === 'added') return null;
+    const sha = which === 'after' ? change.sha : change.previousSha;
+    // as git diff shows a submodule: the commit it points at, as one line
+    if (isSubmodule(change, which)) return { text: `Subproject commit ${sha}\n` };
+    return sha === undefined ? null : (texts.get(sha) ?? null);
+  };
+  const [before, after] = [side('before'), side('after')];
+  const submodule = change.submodule === undefined ? {} : { submodule: true as const };
   const note = [before, after].find((s): s is { note: string } => s !== null && 'note' in s);
-  if (note) return { path: change.path, status: change.status, note: `patch not shown: ${note.note}` };
+  if (note)
+    return { path: change.path, status: change.status, note: `patch not shown: ${note.note}`, ...submodule };
   const text = (s: ShownBlob | null): string | null => (s !== null && 'text' in s ? s.text : null);
   return {
     path: change.path,
     status: change.status,
     patch: unifiedHunks(text(before), text(after), context),
+    ...submodule,
   };
 }

@@ -439,29 +439,47 @@ export abstract class GitObjectReads {
   }
 
   rememberCommitFiles(sha: string, files: ComparedFile[]): void {
-    this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
+    const list = { paths: files.map((f) => f.path), complete: true, files };
+    this.commitFiles.set(sha, list);
+    this.toldFiles.set(sha, list);
   }
 
-  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
+  /** file lists told by rememberCommitFiles (the gateway's own pushes), which a `fresh` read still uses */
+  private readonly toldFiles = new Map<
+    string,
+    { paths: string[]; complete: boolean; files: ComparedFile[] }
+  >();
+
+  async getCommitFiles(
+    sha: string,
+    options: { fresh?: boolean } = {},
+  ): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
     wire.checkSha(sha);
-    return this.commitFiles.get(sha, async () => {
-      const local = await this.gitHistory?.changedFiles(sha);
-      if (local) return { paths: local.map((f) => f.path), complete: true, files: local };
-      const data = await this.rest.read<wire.RestCommitWithFiles>(
-        `get the files of commit ${sha}`,
-        'GET /repos/{owner}/{repo}/commits/{ref}',
-        { ref: sha, per_page: COMMIT_FILES_PAGE },
-      );
-      this.commits.set(sha, wire.restCommit(data));
-      const files = data.files ?? [];
-      return {
-        paths: files.flatMap((f) =>
-          f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename],
-        ),
-        complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
-        files: files.map(comparedFile),
-      };
-    });
+    if (!options.fresh) return this.commitFiles.get(sha, () => this.readCommitFiles(sha));
+    const found = this.toldFiles.get(sha) ?? (await this.readCommitFiles(sha));
+    this.commitFiles.set(sha, found);
+    return found;
+  }
+
+  private async readCommitFiles(
+    sha: string,
+  ): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
+    const local = await this.gitHistory?.changedFiles(sha);
+    if (local) return { paths: local.map((f) => f.path), complete: true, files: local };
+    const data = await this.rest.read<wire.RestCommitWithFiles>(
+      `get the files of commit ${sha}`,
+      'GET /repos/{owner}/{repo}/commits/{ref}',
+      { ref: sha, per_page: COMMIT_FILES_PAGE },
+    );
+    this.commits.set(sha, wire.restCommit(data));
+    const files = data.files ?? [];
+    return {
+      paths: files.flatMap((f) =>
+        f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename],
+      ),
+      complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+      files: files.map(comparedFile),
+    };
   }
 
   async listCommits(options: {
@@ -489,6 +507,10 @@ export abstract class GitObjectReads {
       this.commits.set(commit.sha, commit);
       return commit;
     });
+  }
+
+  holdsHistory(head: string): boolean {
+    return this.gitHistory?.holds(head) ?? false;
   }
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {

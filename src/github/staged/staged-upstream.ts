@@ -236,9 +236,12 @@ export class StagedUpstream implements Upstream {
     return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
   }
 
-  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean }> {
+  async getCommitFiles(
+    sha: string,
+    options?: { fresh?: boolean },
+  ): Promise<{ paths: string[]; complete: boolean }> {
     const commit = this.objects.commits.get(sha);
-    if (!commit) return this.inner.getCommitFiles(sha);
+    if (!commit) return this.inner.getCommitFiles(sha, options);
     const parent = await this.getCommit(commit.parents[0]!);
     return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
   }
@@ -272,6 +275,12 @@ export class StagedUpstream implements Upstream {
     if (chain.includes(ancestor)) return true;
     if (this.objects.commits.has(ancestor)) return false;
     return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base! : descendant);
+  }
+
+  /** The staged commits are on this machine; below them, as GitHub's branch is held (isAncestor's route). */
+  holdsHistory(head: string): boolean {
+    const chain = this.chainFrom(head);
+    return this.inner.holdsHistory?.(chain.length > 0 ? this.base! : head) ?? false;
   }
 
   compare: Upstream['compare'] = (base, head) => {
