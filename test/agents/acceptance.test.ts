@@ -115,6 +115,20 @@ describe('the acceptance workflow, whole on the runner emulation', () => {
       const text = report(run);
       const step = (prefix: string) => run.steps.find((s) => s.name.startsWith(prefix));
       expect(step('The agent reads')?.log, text).toMatch(/route REST push with a found token \S+: LANDED/);
+      // each claim the agent's own user makes true fails without it (as root it plants no git: see agent.mjs)
+      const claims = Object.fromEntries(
+        run.steps
+          .filter((s) => s.job === 'agent' && s.name.startsWith('claim: '))
+          .map((s) => [s.name, s.outcome]),
+      );
+      expect(Object.values(claims), text).toEqual([
+        'failure', // sudo is still there
+        'failure', // the token
+        'failure', // the gateway could be signalled
+        'failure', // the leftover process lives on
+        'failure', // the action's files were written
+        'success', // the planted git: root plants none here
+      ]);
       expect(step('claim: the agent reached no token')?.outcome, text).toBe('failure');
       expect(run.results, text).toEqual({ agent: 'failure', verify: 'failure', receipts: 'success' });
       const states = await receipts(run);
