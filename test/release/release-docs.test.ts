@@ -1,6 +1,6 @@
 /**
  * What a user pins and how a maintainer releases, as the documents say it: RELEASING.md names the tags, the
- * moving major tag, the changelog and the dist/ check that scripts/release.mjs makes; README says once what
+ * moving major tag (moved by the release workflow), the changelog and the dist/ check that scripts/release.mjs makes; README says once what
  * to write for the action's owner, and every snippet spells the reference the same way, so one word changes
  * for a fork.
  */
@@ -17,7 +17,9 @@ describe('RELEASING.md', () => {
   it.each([
     ['the version tag', /`vX\.Y\.Z`/],
     ['the moving major tag', /moving major tag/],
-    ['the force push that moves it', /git push --force origin vX/],
+    ['the release workflow that moves it', /\.github\/workflows\/release\.yml/],
+    ['the one command that tags and pushes', /npm run release -- X\.Y\.Z/],
+    ['the force push that moves it by hand', /git push --force origin vX/],
     ['the changelog', /CHANGELOG\.md/],
     ['the dist check', /dist\/` not built from these sources/],
     ['the dry run that lists every reason not to tag', /scripts\/release\.mjs X\.Y\.Z --dry-run/],

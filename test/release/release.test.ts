@@ -40,21 +40,48 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('scripts/release.mjs', () => {
-  it('tags vX.Y.Z and moves the major tag to it, and prints the pushes without running them', () => {
-    releasable('1.2.0', '# Changelog\n\n## [1.2.0] - 2026-12-02\n\n- first\n');
-    const first = release('1.2.0');
-    expect(first.stderr).toBe('');
-    expect(first.status).toBe(0);
-    expect(first.stdout).toContain('git push origin v1.2.0');
-    expect(first.stdout).toContain('git push --force origin v1');
-    const head = git('rev-parse', 'HEAD');
-    expect(git('rev-parse', 'v1.2.0^{commit}')).toBe(head);
-    expect(git('rev-parse', 'v1^{commit}')).toBe(head);
+  it('tags vX.Y.Z and pushes that tag to origin, and leaves the major tag to the release workflow', () => {
+    const origin = mkdtempSync(join(tmpdir(), 'perimeter-release-origin-'));
+    try {
+      execFileSync('git', ['init', '-q', '--bare', origin]);
+      git('remote', 'add', 'origin', origin);
+      releasable('1.2.0', '# Changelog\n\n## [1.2.0] - 2026-12-02\n\n- first\n');
+      const first = release('1.2.0');
+      expect(first.stderr).toBe('');
+      expect(first.status).toBe(0);
+      expect(first.stdout).toContain(
+        'Tagged and pushed v1.2.0. The release workflow checks dist/ and moves v1',
+      );
+      const head = git('rev-parse', 'HEAD');
+      expect(git('rev-parse', 'v1.2.0^{commit}')).toBe(head);
+      const remote = (ref: string) =>
+        execFileSync('git', ['--git-dir', origin, 'rev-parse', ref], { encoding: 'utf8' }).trim();
+      expect(remote('v1.2.0^{commit}')).toBe(head);
+      expect(git('tag', '--list', 'v1')).toBe('');
+      expect(spawnSync('git', ['--git-dir', origin, 'rev-parse', '--verify', '-q', 'v1']).status).not.toBe(0);
+    } finally {
+      rmSync(origin, { recursive: true, force: true });
+    }
+  });
 
-    releasable('1.3.0', '# Changelog\n\n## [1.3.0] - 2026-12-03\n\n- second\n\n## [1.2.0] - 2026-12-02\n');
-    expect(release('1.3.0').status).toBe(0);
-    expect(git('rev-parse', 'v1^{commit}')).toBe(git('rev-parse', 'HEAD'));
-    expect(git('rev-parse', 'v1.2.0^{commit}')).toBe(head);
+  it('takes the tag back when the push fails, saying why', () => {
+    releasable('1.2.0', '## [1.2.0] - 2026-12-02\n');
+    const result = release('1.2.0');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/could not push v1\.2\.0 to origin \(.+\); the tag was removed again/);
+    expect(git('tag', '--list')).toBe('');
+  });
+
+  it('checks a tagged checkout as the release workflow does (--check-tag)', () => {
+    releasable('1.2.0', '## [1.2.0] - 2026-12-02\n');
+    const ok = release('--check-tag', '1.2.0');
+    expect(ok.stdout).toBe('v1.2.0: package.json, CHANGELOG.md and dist/ agree\n');
+    expect(ok.status).toBe(0);
+    write('src/index.ts', 'export const stale = 1;\n');
+    const stale = release('--check-tag', '1.2.0');
+    expect(stale.status).toBe(1);
+    expect(stale.stderr).toContain('dist/ was not built from these sources');
+    expect(release('--check-tag', 'v1.2.0').stderr).toContain('expected a version X.Y.Z, got "v1.2.0"');
   });
 
   it('refuses, naming each reason, and tags nothing when dist/, the changelog or the version is behind', () => {
@@ -71,7 +98,7 @@ describe('scripts/release.mjs', () => {
 
   it('refuses a dirty tree, an existing tag and another branch', () => {
     releasable('1.2.0', '## [1.2.0] - 2026-12-02\n');
-    expect(release('1.2.0').status).toBe(0);
+    git('tag', 'v1.2.0');
     const again = release('1.2.0');
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('the tag v1.2.0 exists already');

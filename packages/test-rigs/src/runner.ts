@@ -113,7 +113,7 @@ export class ActionRunner {
   /** values masked so far; the runner keeps masking them in every later step's log */
   readonly jobMasks: string[] = [];
   private readonly eventPath: string;
-  private readonly action: {
+  private action: {
     main: string;
     /** null: the action has no post step (perimeter/verify) */
     post: string | null;
@@ -134,16 +134,27 @@ export class ActionRunner {
     this.eventPath = join(this.root, 'event.json');
     writeFileSync(this.eventPath, JSON.stringify(options.event ?? {}));
     this.own(this.root, this.workspace, this.runnerTemp, this.eventPath);
-    const actionDir = options.actionDir ?? REPO_ROOT;
+    this.action = ActionRunner.actionAt(options.actionDir ?? REPO_ROOT);
+  }
+
+  private static actionAt(actionDir: string): ActionRunner['action'] {
     const doc = parseYaml(readFileSync(join(actionDir, 'action.yml'), 'utf8')) as {
       runs: { main: string; post?: string };
       inputs?: Record<string, { default?: unknown }>;
     };
-    this.action = {
+    return {
       main: join(actionDir, doc.runs.main),
       post: doc.runs.post === undefined ? null : join(actionDir, doc.runs.post),
       inputs: doc.inputs ?? {},
     };
+  }
+
+  /**
+   * Runs the action at `actionDir` from the next step on: a local action (`uses: ./path`), which the runner
+   * runs from the workspace, where an earlier step of the job put it (its post step too).
+   */
+  useAction(actionDir: string): void {
+    this.action = ActionRunner.actionAt(actionDir);
   }
 
   /** The user the steps run as, when not this process's. */
@@ -174,6 +185,9 @@ export class ActionRunner {
       GITHUB_REPOSITORY: o.repository,
       GITHUB_REPOSITORY_OWNER: o.repository.split('/')[0] ?? '',
       GITHUB_REF: o.ref ?? 'refs/heads/main',
+      // the short name and its kind, as the runner sets them beside GITHUB_REF
+      GITHUB_REF_NAME: (o.ref ?? 'refs/heads/main').replace(/^refs\/(heads|tags|pull)\//, ''),
+      GITHUB_REF_TYPE: (o.ref ?? 'refs/heads/main').startsWith('refs/tags/') ? 'tag' : 'branch',
       GITHUB_SHA: o.sha ?? '0'.repeat(40),
       GITHUB_EVENT_NAME: o.eventName ?? 'workflow_dispatch',
       GITHUB_EVENT_PATH: this.eventPath,
