@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { docYamlBlocks } from '../support/doc-yaml.js';
+import { lintWorkflow } from '../support/lint-workflow.js';
 import { CONFIG, makeCheckout, runCli } from './run-cli.js';
 
 const dirs: string[] = [];
@@ -193,6 +194,39 @@ describe('perimeter check on workflows', () => {
         'warning: .github/workflows/agent.yml: job "agent" starts an agent with Perimeter on issue_comment, issues, which people without write access can trigger, and perimeters.yml has no trust rule: add "trust:" so untrusted triggers get only the perimeters marked "untrusted-triggers: true"',
         expect.stringMatching(
           /^warning: \.github\/workflows\/review\.yaml: job "agent" starts an agent with Perimeter on pull_request_target,/,
+        ),
+      ]);
+    });
+  });
+
+  describe('when an agent on pull_request_target checks out the pull request head', () => {
+    it('warns, even with an if: on the pull request author', async () => {
+      const dangerous = `name: review
+on: { pull_request_target: { types: [opened, synchronize] } }
+jobs:
+  review:
+    if: github.event.pull_request.author_association == 'MEMBER'
+    runs-on: ubuntu-latest
+    permissions: { contents: write, statuses: write }
+    steps:
+      - uses: actions/checkout@v7
+        with:
+          ref: \${{ github.event.pull_request.head.sha }}
+          allow-unsafe-pr-checkout: true
+          persist-credentials: false
+      - id: perimeter
+        uses: octo/perimeter@v1
+        with: { perimeters: docs, branch: main }
+      - run: claude -p "Review this pull request" --mcp-config "\${{ steps.perimeter.outputs.mcp-config-docs }}"
+`;
+      expect(await lintWorkflow(dangerous)).toEqual([]);
+      const result = await runCli(
+        ['check'],
+        checkout({ 'perimeters.yml': CONFIG, '.github/workflows/review.yml': dangerous }),
+      );
+      expect(result.stdout.split('\n').filter((line) => line.startsWith('warning: '))).toEqual([
+        expect.stringMatching(
+          /^warning: \.github\/workflows\/review\.yml: job "review" starts an agent with Perimeter on pull_request_target, /,
         ),
       ]);
     });
