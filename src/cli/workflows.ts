@@ -141,8 +141,8 @@ function associationGuard(operand: string): string | null {
 /**
  * The events a job's `if:` admits only from people who may push, as perimeters.yml `trust` would: an operand
  * of its top-level `&&` requires the association of the event's own item (the comment on `issue_comment`, the
- * issue on `issues`). Never `pull_request_target`: there trust also judges the sender, who may not be the
- * pull request's author, and no association names the sender.
+ * issue on `issues`). Never a pull request's (`pull_request_target`, `pull_request`): there trust also judges
+ * the sender, who may not be the pull request's author, and no association names the sender.
  */
 function guardedEvents(condition: unknown, risky: string[]): Set<string> {
   if (typeof condition !== 'string') return new Set();
@@ -151,7 +151,8 @@ function guardedEvents(condition: unknown, risky: string[]): Set<string> {
       .map(associationGuard)
       .filter((i) => i !== null),
   );
-  return new Set(risky.filter((e) => e !== 'pull_request_target' && items.has(triggerItem(e) ?? '')));
+  items.delete('pull_request');
+  return new Set(risky.filter((e) => items.has(triggerItem(e) ?? '')));
 }
 
 /** Whether a job has a step that starts Perimeter's gateway, so an agent in the job gets perimeters. */

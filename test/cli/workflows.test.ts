@@ -116,9 +116,12 @@ describe('workflowWarnings', () => {
       expect(warnings(job('issue_comment', AGENT, `    if: ${JSON.stringify(condition)}`))).toHaveLength(1);
     });
 
-    it('warns on pull_request_target, where trust also judges the sender', () => {
-      const guard = `    if: "github.event.pull_request.author_association == 'OWNER'"`;
-      expect(warnings(job('pull_request_target', AGENT, guard))).toHaveLength(1);
-    });
+    it.each(['pull_request_target', 'pull_request'])(
+      'warns on %s, where trust also judges the sender',
+      (on) => {
+        const guard = `    if: "github.event.pull_request.author_association == 'OWNER'"`;
+        expect(warnings(job(on, AGENT, guard))).toHaveLength(1);
+      },
+    );
   });
 });
