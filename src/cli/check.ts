@@ -25,7 +25,7 @@ export const CHECK_FLAGS = {
 export const CHECK_HELP = renderHelp({
   usage: CHECK_USAGE,
   about:
-    'Validates perimeters.yml and, in a git checkout, counts what each perimeter can read and write, lists files more than one perimeter can write and tracked files no perimeter can read, and warns about workflows that run Perimeter on events anyone can trigger without a `trust` rule.',
+    'Validates perimeters.yml and, in a git checkout, counts what each perimeter can read and write, lists files more than one perimeter can write and tracked files no perimeter can read, and warns about workflow jobs that start an agent with Perimeter on events anyone can trigger, without a `trust` rule.',
   flags: CHECK_FLAGS,
   exits: '0 valid; 1 invalid (each problem with its line); 2 bad usage.',
 });
@@ -108,6 +108,7 @@ function checkJson({ config, perimeters, root }: LoadedConfig) {
       ? []
       : outsiderWorkflows(root).map((w) => ({
           workflow: w.file,
+          job: w.job,
           events: w.events,
           problem: 'no trust rule',
         }));
@@ -151,9 +152,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (!config.trust) {
     for (const w of outsiderWorkflows(loaded.root)) {
       out +=
-        `warning: ${w.file} runs Perimeter on ${w.events.join(', ')}, which people without write access can ` +
-        `trigger, and ${config.file} has no trust rule: add "trust:" so untrusted triggers get only the ` +
-        'perimeters marked "untrusted-triggers: true"\n';
+        `warning: ${w.file}: job "${w.job}" starts an agent with Perimeter on ${w.events.join(', ')}, ` +
+        `which people without write access can trigger, and ${config.file} has no trust rule: add "trust:" ` +
+        'so untrusted triggers get only the perimeters marked "untrusted-triggers: true"\n';
     }
   }
   const files = listTrackedFiles(loaded.root);

@@ -55,7 +55,14 @@ export {
   DEFAULT_CONFIG_FILE,
   type Family,
 } from './protected.js';
-export { ASSOCIATIONS, judgeTrigger, type TrustRule, type TrustVerdict } from './establish/trust.js';
+export {
+  ASSOCIATIONS,
+  ITEM_EVENTS,
+  judgeTrigger,
+  triggerItem,
+  type TrustRule,
+  type TrustVerdict,
+} from './establish/trust.js';
 export {
   configRefNeedsRulesets,
   judgeConfigRef,

@@ -142,6 +142,34 @@ describe('the action', { timeout: 120_000 }, () => {
     });
   });
 
+  describe('when the gateway pushes and a commit outside every perimeter is pushed around it', () => {
+    it('says in the violation line that the commit was pushed around the gateway, as its ledger tells', async () => {
+      const j = await started();
+      const agent = await j.agent('implementer');
+      const through = await agent.callTool({
+        name: 'push_files',
+        arguments: {
+          message: 'Count',
+          files: [{ path: 'src/count.ts', content: 'export const count = 1;\n' }],
+        },
+      });
+      expect(through.isError, text(through)).toBeFalsy();
+      const around = await j.push({ 'docs/roadmap.md': '# Roadmap\n\nRewritten around the gateway.\n' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      // both moves are recorded as the same actor, the job's token: only the ledger tells them apart
+      const actors = [...post.summary.matchAll(/^\| (.+?) \| <code>refs\/heads\/[^|]*\| push \|/gm)].map(
+        (m) => m[1],
+      );
+      expect(actors).toHaveLength(2);
+      expect(new Set(actors).size).toBe(1);
+      const line = post.summary.split('\n').find((l) => l.startsWith('- docs/roadmap.md')) ?? '';
+      expect(line).toContain(`/commit/${around})`);
+      expect(line.endsWith(` pushed around the gateway by ${actors[0]}`), line).toBe(true);
+      expect(post.summary).toContain(`direct&#58; ${around}`);
+    });
+  });
+
   describe('when a branch is created during the job', () => {
     it('fails and names the new ref', async () => {
       const j = await started();

@@ -1,6 +1,8 @@
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { docYamlBlocks } from '../support/doc-yaml.js';
+import { lintWorkflow } from '../support/lint-workflow.js';
 import { CONFIG, makeCheckout, runCli } from './run-cli.js';
 
 const dirs: string[] = [];
@@ -175,7 +177,7 @@ describe('perimeter check on workflows', () => {
   const agentWorkflow = (on: string) =>
     `on: ${on}\njobs:\n  agent:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n      - uses: octo/perimeter@v1\n`;
 
-  describe('when a workflow runs Perimeter on comments, issues or pull_request_target without a trust rule', () => {
+  describe('when a job starts an agent on comments, issues or pull_request_target without a trust rule', () => {
     it('warns, naming the file and the events', async () => {
       const dir = checkout({
         'perimeters.yml': CONFIG,
@@ -189,10 +191,61 @@ describe('perimeter check on workflows', () => {
       expect(result.code).toBe(0);
       const warnings = result.stdout.split('\n').filter((line) => line.startsWith('warning: '));
       expect(warnings).toEqual([
-        'warning: .github/workflows/agent.yml runs Perimeter on issue_comment, issues, which people without write access can trigger, and perimeters.yml has no trust rule: add "trust:" so untrusted triggers get only the perimeters marked "untrusted-triggers: true"',
+        'warning: .github/workflows/agent.yml: job "agent" starts an agent with Perimeter on issue_comment, issues, which people without write access can trigger, and perimeters.yml has no trust rule: add "trust:" so untrusted triggers get only the perimeters marked "untrusted-triggers: true"',
         expect.stringMatching(
-          /^warning: \.github\/workflows\/review\.yaml runs Perimeter on pull_request_target,/,
+          /^warning: \.github\/workflows\/review\.yaml: job "agent" starts an agent with Perimeter on pull_request_target,/,
         ),
+      ]);
+    });
+  });
+
+  describe('when an agent on pull_request_target checks out the pull request head', () => {
+    it('warns, even with an if: on the pull request author', async () => {
+      const dangerous = `name: review
+on: { pull_request_target: { types: [opened, synchronize] } }
+jobs:
+  review:
+    if: github.event.pull_request.author_association == 'MEMBER'
+    runs-on: ubuntu-latest
+    permissions: { contents: write, statuses: write }
+    steps:
+      - uses: actions/checkout@v7
+        with:
+          ref: \${{ github.event.pull_request.head.sha }}
+          allow-unsafe-pr-checkout: true
+          persist-credentials: false
+      - id: perimeter
+        uses: octo/perimeter@v1
+        with: { perimeters: docs, branch: main }
+      - run: claude -p "Review this pull request" --mcp-config "\${{ steps.perimeter.outputs.mcp-config-docs }}"
+`;
+      expect(await lintWorkflow(dangerous)).toEqual([]);
+      const result = await runCli(
+        ['check'],
+        checkout({ 'perimeters.yml': CONFIG, '.github/workflows/review.yml': dangerous }),
+      );
+      expect(result.stdout.split('\n').filter((line) => line.startsWith('warning: '))).toEqual([
+        expect.stringMatching(
+          /^warning: \.github\/workflows\/review\.yml: job "review" starts an agent with Perimeter on pull_request_target, /,
+        ),
+      ]);
+    });
+  });
+
+  describe('when run with --json', () => {
+    it('lists the same warnings as data', async () => {
+      const dir = checkout({
+        'perimeters.yml': CONFIG,
+        '.github/workflows/agent.yml': agentWorkflow('issue_comment'),
+      });
+      const result = await runCli(['check', '--json'], dir);
+      expect((JSON.parse(result.stdout) as { warnings: unknown }).warnings).toEqual([
+        {
+          workflow: '.github/workflows/agent.yml',
+          job: 'agent',
+          events: ['issue_comment'],
+          problem: 'no trust rule',
+        },
       ]);
     });
   });
@@ -236,5 +289,48 @@ perimeters:
         'protects: manifests; exposed to untrusted triggers\n',
     );
     expect(result.stdout).toContain('Readable by no perimeter (2):\n  secrets/k.txt\n  yarn.lock\n');
+  });
+});
+
+describe('perimeter check on the workflows README and docs show, as pasted', () => {
+  const workflows = docYamlBlocks().filter((b) => b.kind === 'workflow');
+  const fileOf = (b: { file: string; line: number }) =>
+    `.github/workflows/${b.file.replace(/\W+/g, '-')}-${b.line}.yml`;
+  const warningsFor = async (files: Record<string, string>) => {
+    const result = await runCli(['check'], checkout({ 'perimeters.yml': CONFIG, ...files }));
+    expect(result.stderr).toBe('');
+    return result.stdout.split('\n').filter((line) => line.startsWith('warning: '));
+  };
+  const gate = workflows.find(
+    (b) => b.text.includes('pull_request_target') && b.text.includes('perimeter/verify@'),
+  );
+  const comment = workflows.find(
+    (b) => b.text.includes('issue_comment') && b.text.includes('author_association'),
+  );
+
+  it('include the pull-request gate and a workflow started by an issue comment', () => {
+    expect(gate).toBeDefined();
+    expect(comment).toBeDefined();
+  });
+
+  it('warns about none, with perimeters.yml that has no trust rule', async () => {
+    expect(await warningsFor(Object.fromEntries(workflows.map((b) => [fileOf(b), b.text])))).toEqual([]);
+  });
+
+  describe('when one is changed to start an agent nobody vetted', () => {
+    it('warns about the gate made to start the gateway', async () => {
+      const text = gate!.text.replace(/perimeter\/verify@/, 'perimeter@');
+      expect(await warningsFor({ [fileOf(gate!)]: text })).toEqual([
+        expect.stringContaining('starts an agent with Perimeter on pull_request_target'),
+      ]);
+    });
+
+    it('warns about the issue-comment workflow without its if:', async () => {
+      const text = comment!.text.replace(/^ {4}if: [\s\S]*?(?=^ {4}runs-on:)/m, '');
+      expect(text).not.toContain('author_association');
+      expect(await warningsFor({ [fileOf(comment!)]: text })).toEqual([
+        expect.stringContaining('starts an agent with Perimeter on issue_comment'),
+      ]);
+    });
   });
 });

@@ -127,7 +127,7 @@ describe('renderReceipt', () => {
   });
 
   describe('when the violations name the commits that made them', () => {
-    it('lists each violation once, with a link to each commit and who pushed it', () => {
+    it('lists each violation once, with a link to each commit, how it reached the branch and who pushed it', () => {
       const made = (path: string, ...madeIn: Violation['madeIn'] & object) => ({
         ...violation(path),
         madeIn,
@@ -135,6 +135,8 @@ describe('renderReceipt', () => {
       const receipt = receiptOf(
         verdict({
           state: 'failure',
+          // B around the gateway, A attributed to no route (its ledger, say, is broken)
+          commits: { gateway: [], direct: [B], others: [], unattributed: [A], complete: true },
           files: [file('docs/x.md', false), file('README.md', false)],
           violations: [
             made('docs/x.md', { sha: B, pusher: 'mallory' }),
@@ -148,10 +150,10 @@ describe('renderReceipt', () => {
         `[<code>${sha.slice(0, 7)}</code>](https://github.com/octo/widgets/commit/${sha})`;
       const summary = receipt.summary;
       expect(summary).toContain(
-        `- docs/x.md&#58; added outside every perimeter — in ${link(B)} pushed by mallory\n`,
+        `- docs/x.md&#58; added outside every perimeter — in ${link(B)} pushed around the gateway by mallory\n`,
       );
       expect(summary).toContain(
-        `- README.md&#58; added outside every perimeter — in ${link(A)} pushed by an unrecorded actor, ${link(B)} pushed by mallory\n`,
+        `- README.md&#58; added outside every perimeter — in ${link(A)} pushed by an unrecorded actor, ${link(B)} pushed around the gateway by mallory\n`,
       );
       expect(summary).toContain('- refs/tags/v1 was created during the job\n');
       // once each: the lead line counts them instead of repeating the first
@@ -170,7 +172,8 @@ describe('renderReceipt', () => {
           violations: [{ ...violation('docs/x.md'), madeIn: [{ sha: B, pusher: 'mallory' }] }],
         }),
       ).summary;
-      expect(summary).toContain('— in <code>bbbbbbb</code> pushed by mallory');
+      // B is the gateway's commit in this verdict, as its ledger tells
+      expect(summary).toContain('— in <code>bbbbbbb</code> pushed through the gateway by mallory');
       expect(summary).toContain(
         '\n1 violation, listed below with the commit that made it and who pushed it.\n',
       );

@@ -52,6 +52,17 @@ const ITEM_OF: Record<string, string> = {
   discussion: 'discussion',
 };
 
+/**
+ * The payload field holding the item whose author steers a run of `eventName` (`comment` for `issue_comment`),
+ * or null for an event that carries none. These are the events people without write access can start.
+ */
+export function triggerItem(eventName: string): string | null {
+  return Object.hasOwn(ITEM_OF, eventName) ? ITEM_OF[eventName]! : null;
+}
+
+/** The events whose runs carry an item someone authored (`triggerItem`), in a fixed order. */
+export const ITEM_EVENTS: readonly string[] = Object.keys(ITEM_OF);
+
 type Json = Record<string, unknown>;
 
 function object(value: unknown): Json | null {
@@ -79,8 +90,8 @@ export function judgeTrigger(rule: TrustRule, eventName: string, payload: unknow
   const sender = login(event.sender);
   if (WRITE_ONLY_EVENTS.has(eventName))
     return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
-  const field = ITEM_OF[eventName];
-  if (field === undefined) {
+  const field = triggerItem(eventName);
+  if (field === null) {
     if (byLogin(rule, sender)) return { trusted: true, reason: `sender "${sender}" is in trust.users` };
     return {
       trusted: false,

@@ -1,6 +1,6 @@
 import { clip, markdownText } from './escape.js';
 import { SUMMARY_BUDGET } from './limits.js';
-import type { FileDecision, Verdict, Violation } from '../types.js';
+import type { CommitAttribution, FileDecision, Verdict, Violation } from '../types.js';
 
 const MAX_FILE_ROWS = 1000;
 const MAX_LIST_ITEMS = 100;
@@ -28,11 +28,26 @@ function list(items: string[]): string[] {
 }
 
 /**
- * Each violation once, with the commits that made it (a link to each on GitHub when the repository's URL is
- * known) and who pushed them, so a reviewer reads one line instead of matching the files, commits and
- * branch moves below.
+ * How a commit reached the branch, as the gateway's ledger tells (the attribution): around the gateway, through
+ * it, or said of neither when no ledger attributed it (a verify job reads none). Every push with a job's
+ * token is recorded as the same actor, so the pusher alone cannot tell a direct push from the gateway's.
  */
-function violationList(violations: Violation[], repositoryUrl: string | undefined): string[] {
+function route(commits: CommitAttribution, sha: string): string {
+  if (commits.direct.includes(sha)) return 'pushed around the gateway';
+  if (commits.gateway.includes(sha)) return 'pushed through the gateway';
+  return 'pushed';
+}
+
+/**
+ * Each violation once, with the commits that made it (a link to each on GitHub when the repository's URL is
+ * known), how each reached the branch and who pushed it, so a reviewer reads one line instead of matching the
+ * files, commits and branch moves below.
+ */
+function violationList(
+  violations: Violation[],
+  commits: CommitAttribution,
+  repositoryUrl: string | undefined,
+): string[] {
   const commit = (sha: string): string =>
     /^[0-9a-f]{40}$/.test(sha) && repositoryUrl !== undefined
       ? `[<code>${sha.slice(0, 7)}</code>](${repositoryUrl}/commit/${sha})`
@@ -42,7 +57,10 @@ function violationList(violations: Violation[], repositoryUrl: string | undefine
     if (made.length === 0) return '';
     const shown = made
       .slice(0, 3)
-      .map(({ sha, pusher }) => `${commit(sha)} pushed by ${text(pusher ?? 'an unrecorded actor')}`);
+      .map(
+        ({ sha, pusher }) =>
+          `${commit(sha)} ${route(commits, sha)} by ${text(pusher ?? 'an unrecorded actor')}`,
+      );
     const more = made.length > shown.length ? ` and ${made.length - shown.length} more commits` : '';
     return ` — in ${shown.join(', ')}${more}`;
   };
@@ -126,7 +144,8 @@ export function renderSummary(
     `Branch ${code(verdict.branch)}: ${short(verdict.startHead)} → ${short(verdict.endHead)}` +
       (verdict.baseline ? `, compared with ${text(verdict.baseline.label, 500)}` : ''),
   ];
-  if (violations.length > 0) head.push('', '### Violations', '', ...violationList(violations, repositoryUrl));
+  if (violations.length > 0)
+    head.push('', '### Violations', '', ...violationList(violations, commits, repositoryUrl));
   if (verdict.unchecked.length > 0) head.push('', '### Not checked', '', ...list(verdict.unchecked));
 
   const tail: string[] = ['', '### Commits', ''];
