@@ -197,6 +197,17 @@ describe('judgeConfigRef', () => {
       });
     });
 
+    it('for a branch two perimeters may be bound to, naming both', () => {
+      const perimeters = ['stager', 'releaser'].map((name) =>
+        compiledPerimeter({ name, write: ['src/**'], branches: ['staging'] }),
+      );
+      expect(judgeConfigRef(facts({ configRef: 'staging', perimeters }))).toMatchObject({
+        message: expect.stringContaining(
+          '(its branches list lets perimeter "stager", "releaser" be bound to it)',
+        ),
+      });
+    });
+
     it('for a ref nothing locks, naming each spelling git may read it as', () => {
       expect(judgeConfigRef(facts({ configRef: 'v1' }))).toEqual({
         kind: 'refused',
