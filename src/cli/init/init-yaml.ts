@@ -1,4 +1,4 @@
-import { OPTIONAL_FAMILIES, type OPTIONAL_FAMILY_NAMES } from '../policy/index.js';
+import { OPTIONAL_FAMILIES, type OPTIONAL_FAMILY_NAMES } from '../../policy/index.js';
 import type { Proposal } from './layout.js';
 
 /** How many example paths a comment lists before it says "and N more". */

@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIG_FILE, OPTIONAL_FAMILY_NAMES, protectedRule, validatePath } from '../policy/index.js';
+import { DEFAULT_CONFIG_FILE, OPTIONAL_FAMILY_NAMES, protectedRule, validatePath } from '../../policy/index.js';
 
 /**
  * What `perimeter init` proposes from a checkout's tracked files: one perimeter per role it finds (docs,

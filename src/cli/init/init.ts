@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../policy/index.js';
-import { parseCommandArgs, renderHelp, type Flags } from './args.js';
-import { coverage } from './check.js';
-import { listTrackedFiles, tryGitToplevel } from './git.js';
+import { compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../../policy/index.js';
+import { parseCommandArgs, renderHelp, type Flags } from '../args.js';
+import { coverage } from '../check.js';
+import { listTrackedFiles, tryGitToplevel } from '../git.js';
 import { renderProposal } from './init-yaml.js';
-import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
+import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from '../io.js';
 import { proposePerimeters } from './layout.js';
 
 export const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
