@@ -42,7 +42,9 @@ describe('the workflows init writes', () => {
       action: { repository: 'OWNER/perimeter', ref: 'v1' },
       perimeter: 'implementer',
     });
-    expect(rendered, `${page}, the block marked ${TEMPLATES[kind].marker}`).toBe(withoutLeadingComments(text));
+    expect(rendered, `${page}, the block marked ${TEMPLATES[kind].marker}`).toBe(
+      withoutLeadingComments(text),
+    );
   });
 
   it('name the perimeter they are given wherever the docs name implementer', () => {
