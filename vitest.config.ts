@@ -23,6 +23,7 @@ export default defineConfig({
     // test:long` (vitest.long.config.ts)
     exclude: [
       'test/agents/agents.test.ts',
+      'test/agents/init-workflows.test.ts',
       'test/agents/readme-mutants.test.ts',
       '**/*.long.test.ts',
       '**/node_modules/**',

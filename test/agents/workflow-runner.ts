@@ -79,6 +79,12 @@ export interface Workflow {
 export interface WorkflowOptions {
   /** the committed (or fresh) bundles: action.yml, dist/, verify/, apply/ */
   actionDir: string;
+  /**
+   * the action `actionDir` is, as the workflow names it (`octo-fork/perimeter@<sha>`): only that `uses:` (and
+   * its `/verify` and `/apply`) runs the bundles, and any other Perimeter-like `uses:` fails as GitHub fails an
+   * action it cannot resolve. Default: the docs' `OWNER/perimeter@v1` and any owner's `perimeter` at any ref.
+   */
+  action?: string;
   /** the repository's default branch */
   files: Record<string, string>;
   /** workflow_dispatch inputs */
@@ -243,6 +249,30 @@ export function parseWorkflow(text: string): Workflow {
 
 const PERIMETER = /^[A-Za-z0-9_-]+\/perimeter(\/(verify|apply))?@/;
 
+/**
+ * Which of the action's entries a `uses:` runs: `main`, `verify` or `apply`; null when it is not this action.
+ * With `action` (`owner/repo@ref`) only that repository at that ref is this action: a `uses:` naming it at
+ * another ref, or another Perimeter, throws, as the runner fails a step whose action it cannot download.
+ */
+export function perimeterEntry(
+  uses: string | undefined,
+  action?: string,
+): 'main' | 'verify' | 'apply' | null {
+  if (uses === undefined) return null;
+  if (action === undefined) {
+    const match = PERIMETER.exec(uses);
+    return match === null ? null : ((match[2] as 'verify' | 'apply' | undefined) ?? 'main');
+  }
+  const at = action.lastIndexOf('@');
+  const [repository, ref] = [action.slice(0, at), action.slice(at + 1)];
+  for (const entry of ['main', 'verify', 'apply'] as const) {
+    if (uses === `${repository}${entry === 'main' ? '' : `/${entry}`}@${ref}`) return entry;
+  }
+  if (uses.startsWith(`${repository}@`) || uses.startsWith(`${repository}/`) || PERIMETER.test(uses))
+    throw new Error(`Unable to resolve action ${uses}: this run serves ${action} only`);
+  return null;
+}
+
 type Level = 'none' | 'read' | 'write';
 /** GITHUB_TOKEN's default where a workflow sets no `permissions`, a setting of the repository */
 export type DefaultPermissions = 'restricted' | 'permissive';
@@ -392,9 +422,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   const order = ordered(jobs);
   const first = jobs[order[0]!]!;
   const perms = permissionsOf(first, workflow, options.defaultPermissions);
-  const mainStep = (first.steps ?? []).find(
-    (s) => s.uses && PERIMETER.test(s.uses) && !s.uses.includes('/perimeter/'),
-  );
+  const mainStep = (first.steps ?? []).find((s) => perimeterEntry(s.uses, options.action) === 'main');
   const declaredInputs = new Set(
     Object.keys(
       (workflow.on as { workflow_dispatch?: { inputs?: object } } | undefined)?.workflow_dispatch?.inputs ??
@@ -638,8 +666,9 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
     try {
       // evaluated when the step starts: an expression error fails the step, as on the runner
       const stepEnv = { ...jobEnv, ...strings(step.env, { ...x, env: jobEnv }) };
-      if (step.uses && PERIMETER.test(step.uses)) {
-        const sub = /\/perimeter\/(verify|apply)@/.exec(step.uses)?.[1];
+      const entry = perimeterEntry(step.uses, s.options.action);
+      if (entry !== null) {
+        const sub = entry === 'main' ? undefined : entry;
         if (sub === undefined) {
           if (!s.first) throw new Error('the perimeter step runs in the workflow first job here');
           s.standIn.runner.setInputs(withInputs(step, x));
