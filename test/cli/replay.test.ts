@@ -177,11 +177,8 @@ describe('what replay says "ok" means', () => {
     expect(note((await runCli(['replay', 'HEAD~5..HEAD'], dir)).stdout)).toBe(
       '("ok": its rules allow the commit, as the receipt judges; if "main" is the default branch (this ' +
         'checkout does not say), the action binds a perimeter there only when its branches list names it, which ' +
-        'none of these perimeters does: for them "ok" means a commit made on a branch of its own;\n' +
-        '"-N": N refusals, a path it could not have written or the commit over its limits)'.replace(
-          '\n',
-          ' ',
-        ),
+        'none of these perimeters does: for them "ok" means a commit made on a branch of its own; ' +
+        '"-N": N refusals, a path it could not have written or the commit over its limits)',
     );
     git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main');
     writeFileSync(
