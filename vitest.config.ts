@@ -24,6 +24,7 @@ export default defineConfig({
     exclude: [
       'test/agents/agents.test.ts',
       'test/agents/acceptance.test.ts',
+      'test/agents/init-workflows.test.ts',
       'test/agents/readme-mutants.test.ts',
       '**/*.long.test.ts',
       '**/node_modules/**',

@@ -24,7 +24,7 @@ export function parseCommandArgs<O extends Flags>(args: string[], options: O, po
 const WIDTH = 100;
 
 /** Words wrapped to `width` columns, every line after the first indented by `indent`. */
-function wrap(text: string, indent: number, width = WIDTH): string {
+export function wrap(text: string, indent: number, width = WIDTH): string {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {

@@ -2,7 +2,7 @@ import { AUDIT_FLAGS, AUDIT_HELP, AUDIT_USAGE, run as audit } from './record/aud
 import type { Flags } from './args.js';
 import { CHECK_FLAGS, CHECK_HELP, CHECK_USAGE, run as check } from './check.js';
 import { EXPLAIN_FLAGS, EXPLAIN_HELP, EXPLAIN_USAGE, run as explain } from './explain.js';
-import { INIT_FLAGS, INIT_HELP, INIT_USAGE, run as init } from './init.js';
+import { INIT_FLAGS, INIT_HELP, INIT_USAGE, run as init } from './init/init.js';
 import type { CommandRun } from './io.js';
 import { REPLAY_FLAGS, REPLAY_HELP, REPLAY_USAGE, run as replay } from './replay.js';
 import { run as runAgent, RUN_AGENT_FLAGS, RUN_AGENT_HELP, RUN_AGENT_USAGE } from './run-agent.js';

@@ -183,3 +183,16 @@ export function rangeBranch(root: string, range: string): string | null {
   const remote = /^refs\/remotes\/[^/]+\/(.+)$/.exec(full);
   return remote !== null && remote[1] !== 'HEAD' ? remote[1]! : null;
 }
+
+/**
+ * The default branch of `origin` as the checkout knows it (`refs/remotes/origin/HEAD`, which `git clone` sets
+ * and `git remote set-head origin --auto` refreshes), or null when it does not say.
+ */
+export function tryDefaultBranch(root: string): string | null {
+  try {
+    const ref = git(root, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']).trim();
+    return ref.startsWith('refs/remotes/origin/') ? ref.slice('refs/remotes/origin/'.length) : null;
+  } catch {
+    return null;
+  }
+}

@@ -3,6 +3,8 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   cwd: string;
+  /** the file the user ran (`process.argv[1]`): what init names in its closing lines and pins workflows to */
+  script?: string;
 }
 
 /** Every `perimeter <command>` module exports `run` with this signature. */
@@ -28,5 +30,6 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
+    ...(process.argv[1] !== undefined && { script: process.argv[1] }),
   };
 }

@@ -119,3 +119,30 @@ export function compareReplays(base: readonly ReplayRow[], proposed: readonly Re
   }
   return changes;
 }
+
+/**
+ * What "ok" in replay's table means on `branch`. The action binds a perimeter to the repository's default
+ * branch only when its `branches` list names it (policy's checkDefaultBranch), whatever its globs allow; so on
+ * the default branch (or a branch that may be it, when the checkout does not know its default) "ok" for such a
+ * perimeter is a commit it could have made on an agent's branch, not one it could have pushed there.
+ */
+export function okMeaning(
+  branch: string,
+  perimeters: readonly Perimeter[],
+  defaultBranch: string | null,
+): string {
+  const shown = JSON.stringify(branch);
+  const unnamed = perimeters.filter((p) => !(p.spec.branches ?? []).includes(branch)).map((p) => p.name);
+  if ((defaultBranch !== null && defaultBranch !== branch) || unnamed.length === 0)
+    return `"ok": that perimeter could have pushed it to ${shown}, judged as the receipt judges`;
+  const all = unnamed.length === perimeters.length;
+  const where =
+    defaultBranch === branch
+      ? `${shown} is the default branch`
+      : `if ${shown} is the default branch (this checkout does not say)`;
+  return (
+    `"ok": its rules allow the commit, as the receipt judges; ${where}, the action binds a perimeter there ` +
+    `only when its branches list names it, which ${all ? 'none of these perimeters does' : `${unnamed.join(', ')} do not`}: ` +
+    `for ${all ? 'them' : 'those'} "ok" means a commit made on a branch of its own`
+  );
+}

@@ -2,14 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
 import { blobFactsOf, visible, type BlobFacts, type Change } from '../verify/index.js';
-import { parseCommandArgs, renderHelp, type Flags } from './args.js';
-import { blobContents, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
+import { parseCommandArgs, renderHelp, wrap, type Flags } from './args.js';
+import { blobContents, listCommitChanges, rangeBranch, tryDefaultBranch, tryShowFile } from './git.js';
 import { createSecretFilter } from '../safety/index.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { compareCalls, parseLedgerCalls, type CallChange } from './ledger-replay.js';
 import { loadConfig, type LoadedConfig } from './load-config.js';
 import {
   compareReplays,
+  okMeaning,
   replayCommits,
   WHOLE_COMMIT,
   type ReplayChange,
@@ -300,7 +301,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
     if (base !== null) out += `${renderVerdictSummary(changes, base.label)}\n`;
     out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
-    out += `("ok": that perimeter could have pushed it to "${shorten(branch, 40)}", judged as the receipt judges;\n "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
+    const ok = okMeaning(shorten(branch, 40), loaded.perimeters, tryDefaultBranch(loaded.root));
+    out += `(${wrap(ok, 1)};\n "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
     if (base !== null) {
       out +=
         changes.length === 0

@@ -113,6 +113,11 @@ export function writeClientConfigs(
   return { ...write('', endpoints), perimeters };
 }
 
+/** A word for sh, quoted only when it needs to be. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -159,6 +159,10 @@ export interface Variation {
   task?: string;
   /** the file the workflow is in; default README.md */
   file?: string;
+  /** the workflow's text itself (one `perimeter init` wrote), instead of a page's marked block */
+  workflow?: string;
+  /** the action the run serves from the bundles, as the workflow names it (see WorkflowOptions.action) */
+  action?: string;
   /** more files on the default branch (the checkout's), beside the sample repository's */
   files?: Record<string, string>;
   /** what happens on GitHub before the run (a pull request opened), after the repository is there */
@@ -178,12 +182,13 @@ export async function runReadmeJob(
   options: Variation = {},
 ): Promise<Session> {
   const snippet = options.snippet ?? client.name;
-  const text = readmeWorkflow(snippet, options.file);
+  const text = options.workflow ?? readmeWorkflow(snippet, options.file);
   const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
   let script: Scripted | undefined;
   let model: ModelServer | undefined;
   const run = await runWorkflow(workflow, {
     actionDir: dir,
+    ...(options.action && { action: options.action }),
     files: { ...FILES, ...options.files },
     inputs: { task: options.task ?? TASK },
     secrets: SECRETS,

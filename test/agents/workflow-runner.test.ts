@@ -10,6 +10,7 @@ import {
   jobOutputs,
   parseWorkflow,
   perimeterAction,
+  perimeterEntry,
   shellOf,
   triggers,
   type Contexts,
@@ -184,6 +185,26 @@ describe('jobOutputs', () => {
       );
       expect(outputs).toEqual({ url: 'http://u' });
       expect(warnings).toEqual(["Skip output 'secret' since it may contain secret. (job implement)"]);
+    });
+  });
+});
+
+describe('perimeterEntry', () => {
+  it("serves the docs' OWNER/perimeter at any ref by default", () => {
+    expect(perimeterEntry('OWNER/perimeter@v1')).toBe('main');
+    expect(perimeterEntry('OWNER/perimeter/verify@v1')).toBe('verify');
+    expect(perimeterEntry('actions/checkout@v5')).toBeNull();
+  });
+  describe('when the run names the action (a fork pinned to a commit)', () => {
+    const action = `octo-fork/perimeter@${'a'.repeat(40)}`;
+    it('serves that repository at that ref, and its sub-actions', () => {
+      expect(perimeterEntry(action, action)).toBe('main');
+      expect(perimeterEntry(`octo-fork/perimeter/apply@${'a'.repeat(40)}`, action)).toBe('apply');
+      expect(perimeterEntry('actions/checkout@v5', action)).toBeNull();
+    });
+    it('cannot resolve it at another ref, or another Perimeter, as GitHub cannot', () => {
+      expect(() => perimeterEntry('octo-fork/perimeter@v1', action)).toThrow('Unable to resolve action');
+      expect(() => perimeterEntry(`OWNER/perimeter@${'a'.repeat(40)}`, action)).toThrow('Unable to resolve');
     });
   });
 });

@@ -79,6 +79,12 @@ export interface Workflow {
 export interface WorkflowOptions {
   /** the committed (or fresh) bundles: action.yml, dist/, verify/, apply/ */
   actionDir: string;
+  /**
+   * the action `actionDir` is, as the workflow names it (`octo-fork/perimeter@<sha>`): only that `uses:` (and
+   * its `/verify` and `/apply`) runs the bundles, and any other Perimeter-like `uses:` fails as GitHub fails an
+   * action it cannot resolve. Default: the docs' `OWNER/perimeter@v1` and any owner's `perimeter` at any ref.
+   */
+  action?: string;
   /** the repository's default branch */
   files: Record<string, string>;
   /** workflow_dispatch inputs */
@@ -297,13 +303,13 @@ const PERIMETER = /^[A-Za-z0-9_-]+\/perimeter(\/(verify|apply))?@/;
  */
 export function perimeterAction(
   uses: string | undefined,
+  action?: string,
 ): { sub: 'verify' | 'apply' | undefined; local: string | null } | null {
   if (uses === undefined) return null;
-  if (PERIMETER.test(uses)) {
-    const sub = /\/perimeter\/(verify|apply)@/.exec(uses)?.[1] as 'verify' | 'apply' | undefined;
-    return { sub, local: null };
+  if (uses !== '.' && !uses.startsWith('./')) {
+    const entry = perimeterEntry(uses, action);
+    return entry === null ? null : { sub: entry === 'main' ? undefined : entry, local: null };
   }
-  if (uses !== '.' && !uses.startsWith('./')) return null;
   if (uses.includes('@')) throw new Error(`uses: ${uses}: a local action takes no @ref`);
   const sub = /(?:^|\/)(verify|apply)\/?$/.exec(uses)?.[1] as 'verify' | 'apply' | undefined;
   return { sub, local: uses };
@@ -333,6 +339,30 @@ function localActionDir(
   if (text !== readFileSync(join(actionDir, sub ?? '', 'action.yml'), 'utf8'))
     throw new Error(`uses: ${local}: an action.yml this emulation does not know`);
   return dir;
+}
+
+/**
+ * Which of the action's entries a `uses:` runs: `main`, `verify` or `apply`; null when it is not this action.
+ * With `action` (`owner/repo@ref`) only that repository at that ref is this action: a `uses:` naming it at
+ * another ref, or another Perimeter, throws, as the runner fails a step whose action it cannot download.
+ */
+export function perimeterEntry(
+  uses: string | undefined,
+  action?: string,
+): 'main' | 'verify' | 'apply' | null {
+  if (uses === undefined) return null;
+  if (action === undefined) {
+    const match = PERIMETER.exec(uses);
+    return match === null ? null : ((match[2] as 'verify' | 'apply' | undefined) ?? 'main');
+  }
+  const at = action.lastIndexOf('@');
+  const [repository, ref] = [action.slice(0, at), action.slice(at + 1)];
+  for (const entry of ['main', 'verify', 'apply'] as const) {
+    if (uses === `${repository}${entry === 'main' ? '' : `/${entry}`}@${ref}`) return entry;
+  }
+  if (uses.startsWith(`${repository}@`) || uses.startsWith(`${repository}/`) || PERIMETER.test(uses))
+    throw new Error(`Unable to resolve action ${uses}: this run serves ${action} only`);
+  return null;
 }
 
 type Level = 'none' | 'read' | 'write';
@@ -485,7 +515,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   const first = jobs[order[0]!]!;
   const perms = permissionsOf(first, workflow, options.defaultPermissions);
   const mainStep = (first.steps ?? []).find((s) => {
-    const action = perimeterAction(s.uses);
+    const action = perimeterAction(s.uses, options.action);
     return action !== null && action.sub === undefined;
   });
   const declaredInputs = new Set(
@@ -734,7 +764,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
     try {
       // evaluated when the step starts: an expression error fails the step, as on the runner
       const stepEnv = { ...jobEnv, ...strings(step.env, { ...x, env: jobEnv }) };
-      const action = perimeterAction(step.uses);
+      const action = perimeterAction(step.uses, s.options.action);
       if (action) {
         const { sub, local } = action;
         if (sub === undefined) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { proposePerimeters } from '../../src/cli/layout.js';
-import { renderProposal } from '../../src/cli/init-yaml.js';
+import { proposePerimeters } from '../../src/cli/init/layout.js';
+import { renderProposal } from '../../src/cli/init/init-yaml.js';
 import { compilePerimeter, parseConfig, protectedRule } from '../../src/policy/index.js';
 
 /** Ground truth, written apart from layout.ts: a file is a test when a folder on its way is a test folder or its name says so. */

@@ -37,7 +37,7 @@ describe('perimeter', () => {
         for (const flag of [...flags, '--help']) {
           // a row of its own: the flag, its value, then words that explain it (here or on the next line)
           const row = rest.findIndex((line) =>
-            new RegExp(`^  ${flag}( [A-Z|/.,a-z]+)?( {2,}\\S|$)`).test(line),
+            new RegExp(`^  ${flag}( [A-Z|/.,@a-z]+)?( {2,}\\S|$)`).test(line),
           );
           expect(row, `${command} ${flag}`).toBeGreaterThanOrEqual(0);
           expect(

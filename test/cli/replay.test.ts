@@ -167,6 +167,41 @@ describe('perimeter replay', () => {
   });
 });
 
+describe('what replay says "ok" means', () => {
+  /** The closing note, its folded lines joined. */
+  const note = (stdout: string) =>
+    (/\n\("ok": [^]*?\)\n/.exec(stdout)?.[0] ?? '').replace(/\n /g, ' ').trim();
+
+  it('on the default branch, where no perimeter that does not name it may be bound, says so', async () => {
+    // no origin/HEAD: the checkout does not say which branch is the default
+    expect(note((await runCli(['replay', 'HEAD~5..HEAD'], dir)).stdout)).toBe(
+      '("ok": its rules allow the commit, as the receipt judges; if "main" is the default branch (this ' +
+        'checkout does not say), the action binds a perimeter there only when its branches list names it, which ' +
+        'none of these perimeters does: for them "ok" means a commit made on a branch of its own; ' +
+        '"-N": N refusals, a path it could not have written or the commit over its limits)',
+    );
+    git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main');
+    writeFileSync(
+      join(dir, 'perimeters.yml'),
+      CONFIG.replace('write: ["src/**"]', 'write: ["src/**"]\n    branches: [main]'),
+    );
+    try {
+      const named = note((await runCli(['replay', 'HEAD~5..HEAD'], dir)).stdout);
+      expect(named).toContain('"main" is the default branch, the action binds a perimeter there only when');
+      expect(named).toContain(
+        'which tests do not: for those "ok" means a commit made on a branch of its own',
+      );
+      // another branch: "ok" is a push there
+      expect(note((await runCli(['replay', '--branch', 'feature', 'HEAD~5..HEAD'], dir)).stdout)).toMatch(
+        /^\("ok": that perimeter could have pushed it to "feature", judged as the receipt judges;/,
+      );
+    } finally {
+      git('symbolic-ref', '--delete', 'refs/remotes/origin/HEAD');
+      writeFileSync(join(dir, 'perimeters.yml'), CONFIG);
+    }
+  });
+});
+
 describe('perimeter replay judging as the receipt does', () => {
   const RULES = `version: 1
 perimeters:

@@ -15,6 +15,7 @@ import type { Perimeter } from '../../policy/index.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
 import { snapshotRefs, type RefSnapshot } from '../../verify/index.js';
 import {
+  shellWord,
   tokenVariables,
   variableName,
   writeClientConfigs,
@@ -472,11 +473,6 @@ async function handOutAll(
     `workspaces ready in ${Math.round(performance.now() - started)} ms: ${figures.blobs} blobs, ` +
       `${figures.byGit} over git, ${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`,
   );
-}
-
-/** A word for sh, quoted only when it needs to be. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */

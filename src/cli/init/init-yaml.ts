@@ -1,4 +1,4 @@
-import { OPTIONAL_FAMILIES, type OPTIONAL_FAMILY_NAMES } from '../policy/index.js';
+import { OPTIONAL_FAMILIES, type OPTIONAL_FAMILY_NAMES } from '../../policy/index.js';
 import type { Proposal } from './layout.js';
 
 /** How many example paths a comment lists before it says "and N more". */
@@ -69,6 +69,12 @@ export function renderProposal(proposal: Proposal): string {
     for (const why of role.evidence) lines.push(...comment(why, '    '));
     lines.push(`    read: ${list(role.read)}`);
     lines.push(`    write: ${list(role.write)}  # ${role.files} tracked file${role.files === 1 ? '' : 's'}`);
+    if (role.pullRequests !== undefined) {
+      lines.push(
+        "    # The pull-request gate judges Copilot coding agent's pull requests by this perimeter.",
+        `    pull-requests: { authors: ${list(role.pullRequests.authors)}, branches: ${list(role.pullRequests.branches)} }`,
+      );
+    }
     if (role.deny.length > 0) {
       lines.push(
         '    # Tests live beside the source: the implementer can neither read nor rewrite them (perimeters only',

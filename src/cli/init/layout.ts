@@ -1,4 +1,9 @@
-import { DEFAULT_CONFIG_FILE, OPTIONAL_FAMILY_NAMES, protectedRule, validatePath } from '../policy/index.js';
+import {
+  DEFAULT_CONFIG_FILE,
+  OPTIONAL_FAMILY_NAMES,
+  protectedRule,
+  validatePath,
+} from '../../policy/index.js';
 
 /**
  * What `perimeter init` proposes from a checkout's tracked files: one perimeter per role it finds (docs,
@@ -17,6 +22,8 @@ export interface RoleProposal {
   files: number;
   /** Why each write glob is there, one line each. */
   evidence: string[];
+  /** The pull requests the pull-request gate judges by this perimeter (init --workflow gate). */
+  pullRequests?: { authors: string[]; branches: string[] };
 }
 
 export interface Proposal {
