@@ -506,10 +506,7 @@ describe('the wrapper actions, as docs/agents.md shows them', () => {
       try {
         session = await runReadmeJob(
           CLIENTS.find((c) => c.name === clientName)!,
-          {
-            snippet,
-            file: 'docs/agents.md',
-          },
+          { snippet },
         );
         const { checks, run, job } = session;
         const report = runReport(session);
@@ -535,7 +532,6 @@ describe('the wrapper actions, as docs/agents.md shows them', () => {
       CLIENTS.find((c) => c.name === 'codex')!,
       {
         snippet: 'codex-action',
-        file: 'docs/agents.md',
         edit: dropLine(/^ *test-author "\$SECRET_TEST_AUTHOR" \\\n/m),
       },
     );
@@ -640,16 +636,16 @@ describe('the review workflow and the pull-request gate, as README shows them', 
  * replies in the issue; the receipt's summary links the pull request.
  */
 describe('from an issue comment to a pull request, as README shows it', () => {
-  for (const [snippet, clientName, file] of [
-    ['issue-comment', 'claude-code', 'README.md'],
-    ['issue-comment-codex', 'codex', 'docs/conversation.md'],
+  for (const [snippet, clientName] of [
+    ['issue-comment', 'claude-code'],
+    ['issue-comment-codex', 'codex'],
   ] as const) {
     it(snippet, { timeout: 600_000 }, async () => {
       counted(snippet);
       const client = CLIENTS.find((c) => c.name === clientName)!;
       let session: Session | undefined;
       try {
-        session = await runWith(dir, client, { ...issueCommentVariation(client), snippet, file });
+        session = await runWith(dir, client, { ...issueCommentVariation(client), snippet });
         // the agent step's reach: the step before it that makes the branch is the job's, not the agent's
         reached.set(
           snippet,

@@ -24,7 +24,7 @@ import { CLIENTS, egressOf, receipt, runReadmeJob, type Session, type Variation 
 import { madeRunnerUser, parseWorkflow, type DefaultPermissions } from './workflow-runner.js';
 
 /** README's workflows mutated here, each with the client it runs. */
-const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
+const WORKFLOWS: Array<[snippet: string, client: string]> = [
   ['claude-code', 'claude-code'],
   ['agent-sdk', 'agent-sdk'],
   ['codex', 'codex'],
@@ -33,8 +33,8 @@ const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
   ['codex-workspace', 'codex'],
   ['two-job', 'claude-code'],
   ['staged', 'claude-code'],
-  ['claude-code-action', 'claude-code', 'docs/agents.md'],
-  ['codex-action', 'codex', 'docs/agents.md'],
+  ['claude-code-action', 'claude-code'],
+  ['codex-action', 'codex'],
   // curl is the agent; review runs Claude Code; the gate runs no agent (the model server goes unused)
   ['any-client', 'claude-code'],
   ['review', 'claude-code'],
@@ -67,9 +67,10 @@ const ALWAYS =
   'matters only when the agent job fails: the later job must judge it then too; this run succeeds';
 const SURVIVORS: Record<string, string> = {
   ...Object.fromEntries(
-    WORKFLOWS.filter(([snippet, , file]) => /^name: implement$/m.test(readmeWorkflow(snippet, file))).map(
-      ([snippet]) => [`${snippet}: name: implement`, NAME],
-    ),
+    WORKFLOWS.filter(([snippet]) => /^name: implement$/m.test(readmeWorkflow(snippet))).map(([snippet]) => [
+      `${snippet}: name: implement`,
+      NAME,
+    ]),
   ),
   'agent-sdk: console.log(message.result);': "prints the agent's closing text to the log, nothing more",
   'agent-sdk: if (message.is_error) process.exit(1);': ERROR_EXIT,
@@ -176,14 +177,13 @@ const progress = (line: string) => {
 };
 
 describe("README's workflows, a line deleted at a time", () => {
-  for (const [snippet, clientName, file] of WORKFLOWS) {
+  for (const [snippet, clientName] of WORKFLOWS) {
     it.skipIf(only !== null && !only.includes(snippet))(snippet, { timeout: 3_600_000 }, async () => {
       const client = CLIENTS.find((c) => c.name === clientName)!;
-      const text = readmeWorkflow(snippet, file);
+      const text = readmeWorkflow(snippet);
       const varied = variation(snippet, clientName);
       const base: Variation = {
         snippet,
-        ...(file && { file }),
         ...varied,
         files: { ...checkoutFiles(), ...varied.files },
       };

@@ -157,8 +157,6 @@ export interface Variation {
   script?: (job: Job) => Scripted;
   /** the task the workflow gives */
   task?: string;
-  /** the file the workflow is in; default README.md */
-  file?: string;
   /** more files on the default branch (the checkout's), beside the sample repository's */
   files?: Record<string, string>;
   /** what happens on GitHub before the run (a pull request opened), after the repository is there */
@@ -178,7 +176,7 @@ export async function runReadmeJob(
   options: Variation = {},
 ): Promise<Session> {
   const snippet = options.snippet ?? client.name;
-  const text = readmeWorkflow(snippet, options.file);
+  const text = readmeWorkflow(snippet);
   const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
   let script: Scripted | undefined;
   let model: ModelServer | undefined;
