@@ -96,6 +96,20 @@ export async function pullRequests(job: Job, token: string): Promise<string> {
   return found.join('\n');
 }
 
+/** The comments of every issue and pull request, a line each (number, author, first line), for comparing runs. */
+export async function threadComments(job: Job, token: string): Promise<string> {
+  const found: string[] = [];
+  for (let number = 1; ; number++) {
+    const answer = await fetch(`${job.gh.url}/repos/octo/widgets/issues/${number}/comments`, {
+      headers: { authorization: `token ${token}` },
+    });
+    if (answer.status === 404) break;
+    const comments = (await answer.json()) as Array<{ user: { login: string }; body: string }>;
+    for (const c of comments) found.push(`#${number} ${c.user.login}: ${c.body.split('\n')[0]}`);
+  }
+  return found.join('\n');
+}
+
 /** The triggering thread: an issue alice (no write access) opened, and octo's (the owner's) command. */
 const ISSUE_AUTHOR = { login: 'alice', token: 'ghp_AliceOpensIssues0123456789abcdefghij' };
 const COMMANDER = { login: 'octo', token: 'ghp_OctoOwnsTheRepository0123456789abcdef' };
