@@ -27,7 +27,7 @@ describe("README's and docs/agents.md's agent snippets", () => {
     '%s: checkout without credentials, the perimeter step, a pinned install, a run step',
     (name) => {
       const steps = readmeSteps(name);
-      expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v5', with: { 'persist-credentials': false } });
+      expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v7', with: { 'persist-credentials': false } });
       // the agent runs as its own user: the step's last command starts with run-agent
       expect(
         expand(steps.at(-1)?.run ?? '', X)

@@ -106,6 +106,10 @@ const SURVIVORS: Record<string, string> = {
   'agent-sdk: if (message.is_error) process.exit(1);': ERROR_EXIT,
   'agent-sdk: cwd: process.cwd(),': "the SDK's default working directory is the process's own",
   'codex: TASK: ${{ inputs.task }}': OWN_TASK,
+  'codex: # Codex sandboxes its tools with bubblewrap: install it before this step (sudo apt-get install -y bubblewrap)':
+    'a comment',
+  'codex-workspace: # Codex sandboxes its tools with bubblewrap: install it before this step (sudo apt-get install -y bubblewrap)':
+    'a comment',
   'codex-action: prompt: ${{ inputs.task }}': OWN_TASK,
   'codex-action: safety-strategy: unprivileged-user':
     'the headers written into the config work under every strategy, and the default (drop-sudo) runs Codex as ' +
