@@ -9,27 +9,19 @@ import {
   actionDir,
   ActionRunner,
   plumbCommit,
-  REPO_ROOT,
   setRef,
   startStandIn,
   TOKEN,
   type StandIn,
   type StepResult,
 } from '@perimeter/test-rigs';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Upstream } from '../../src/github/upstream.js';
 import { assignPullRequest, parseConfig } from '../../src/policy/index.js';
+import { readmeWorkflow } from '../agents/readme-jobs.js';
 
-/** A fenced block of README.md, found by the marker comment just above it. */
-function readmeBlock(marker: string): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const after = readme.split(`<!-- ${marker} -->\n`)[1] ?? '';
-  return /^```yaml\n([\s\S]*?)```/.exec(after)?.[1] ?? '';
-}
-/** README's perimeters.yml for Copilot coding agent: the tests run the gate against it. */
-const CONFIG = readmeBlock('pull-request-gate-perimeters');
+/** docs/pull-request-gate.md's perimeters.yml for Copilot coding agent: the tests run the gate against it. */
+const CONFIG = readmeWorkflow('pull-request-gate-perimeters', 'docs/pull-request-gate.md');
 const FILES = {
   'perimeters.yml': CONFIG,
   'src/a.ts': 'export const a = 1;\n',
@@ -474,9 +466,9 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
   });
 });
 
-describe("README's pull-request gate for Copilot coding agent", () => {
+describe("docs/pull-request-gate.md's gate for Copilot coding agent", () => {
   it('runs the verify sub-action on pull_request_target, without agent-job, with exactly the permissions it needs', () => {
-    const workflow = parseYaml(readmeBlock('pull-request-gate')) as {
+    const workflow = parseYaml(readmeWorkflow('pull-request-gate', 'docs/pull-request-gate.md')) as {
       on: Record<string, unknown>;
       permissions: Record<string, string>;
       jobs: Record<string, { permissions: Record<string, string>; steps: unknown[] }>;

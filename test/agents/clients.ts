@@ -13,7 +13,7 @@ const run = promisify(execFile);
 /** Bump deliberately: README's install lines must name the same versions (a test checks). */
 export const PINNED = {
   '@anthropic-ai/claude-code': '2.1.332',
-  '@anthropic-ai/claude-agent-sdk': '0.3.332',
+  '@anthropic-ai/claude-agent-sdk': '0.3.337',
   '@openai/codex': '0.171.0',
   '@github/copilot': '1.0.102',
 } as const;

@@ -1,11 +1,11 @@
 /**
- * README's agent snippets, checked in `npm test` (the clients themselves run in `npm run test:agents`):
+ * The agent snippets of README and docs/agents.md, checked in `npm test` (the clients themselves run in `npm run test:agents`):
  * every marked snippet parses, exposes a perimeter, installs exactly the pinned versions and uses only
  * expressions the suite can expand.
  */
 import { describe, expect, it } from 'vitest';
 import { PINNED } from './clients.js';
-import { expand, installLine, reachTable, readmeSteps, readmeWorkflow } from './readme-jobs.js';
+import { expand, installLine, pageOf, reachTable, readmeSteps } from './readme-jobs.js';
 
 const SNIPPETS = ['claude-code', 'agent-sdk', 'codex', 'copilot'];
 const X = {
@@ -22,12 +22,12 @@ const X = {
   inputs: { task: 't' },
 };
 
-describe("README's agent snippets", () => {
+describe("README's and docs/agents.md's agent snippets", () => {
   it.each(SNIPPETS)(
     '%s: checkout without credentials, the perimeter step, a pinned install, a run step',
     (name) => {
       const steps = readmeSteps(name);
-      expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v5', with: { 'persist-credentials': false } });
+      expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v7', with: { 'persist-credentials': false } });
       // the agent runs as its own user: the step's last command starts with run-agent
       expect(
         expand(steps.at(-1)?.run ?? '', X)
@@ -55,7 +55,7 @@ describe("README's agent snippets", () => {
   });
 });
 
-describe("README's workspace snippets", () => {
+describe("docs/workspace.md's snippets", () => {
   it.each(['claude-code-workspace', 'codex-workspace'])(
     '%s: no checkout, the perimeter step with a workspace, a pinned install, the agent then the push in it',
     (name) => {
@@ -100,21 +100,25 @@ describe('expand', () => {
   });
 });
 
-describe("README's token table", () => {
-  it('names workflows README shows, each once, with yes or no in both columns', () => {
+describe('the token table', () => {
+  it('names workflows README and docs/ show, each on one page, with yes or no in both columns', () => {
     const table = reachTable();
     expect(table.size).toBeGreaterThanOrEqual(8);
     for (const [snippet, row] of table) {
-      const shown = ['README.md', 'docs/agents.md', 'docs/conversation.md'].filter((file) => {
-        try {
-          return readmeWorkflow(snippet, file) !== '';
-        } catch {
-          return false;
-        }
-      });
-      expect(shown, snippet).toHaveLength(1);
+      expect(() => pageOf(snippet), snippet).not.toThrow();
       expect(['yes', 'no']).toContain(row.token);
       expect(['yes', 'no']).toContain(row.write);
     }
+  });
+});
+
+describe('pageOf', () => {
+  it('finds a block by its marker on the page it moved to', () => {
+    expect(pageOf('claude-code')).toBe('README.md');
+    expect(pageOf('codex')).toBe('docs/agents.md');
+    expect(pageOf('issue-comment')).toBe('docs/conversation.md');
+  });
+  it('refuses a marker no page has', () => {
+    expect(() => pageOf('no-such-workflow')).toThrow('no page of README.md and docs/ has a block marked');
   });
 });

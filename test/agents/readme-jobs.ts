@@ -1,10 +1,10 @@
 /**
- * The agent snippets of README.md and docs/agents.md (a block after `<!-- agents-test: NAME -->`), run step
- * by step as a runner would: the perimeter step is the action's dist/main, `run:` steps go to bash with their
+ * The workflows README.md and docs/ show (a block after `<!-- agents-test: NAME -->` or `<!-- NAME -->`, on
+ * exactly one page, found by its marker wherever it moves), run step by step as a runner would: the perimeter step is the action's dist/main, `run:` steps go to bash with their
  * `env:` and `${{ … }}` expressions expanded, install lines are answered from the pinned cache (and must
  * name the pinned versions), checkout is the stand-in's workspace made a git repository.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT } from '@perimeter/test-rigs';
@@ -20,8 +20,31 @@ export interface SnippetStep {
   'working-directory'?: string;
 }
 
+/** The pages that show workflows: README.md and docs/, from the repository root. */
+export const PAGES = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+
+/**
+ * The one page of PAGES holding the block marked `<!-- agents-test: name -->` or `<!-- name -->`: a block
+ * moves between pages with its text, and the suites that run it find it there. None, or two, is an error.
+ */
+export function pageOf(name: string): string {
+  const markers = [`<!-- agents-test: ${name} -->`, `<!-- ${name} -->`];
+  const found = PAGES.filter((file) => {
+    const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+    return markers.some((marker) => text.includes(marker));
+  });
+  if (found.length === 0) throw new Error(`no page of README.md and docs/ has a block marked ${markers[1]}`);
+  if (found.length > 1) throw new Error(`${markers[1]} marks a block on ${found.join(' and ')}: mark one`);
+  return found[0]!;
+}
+
 /** The steps of the snippet marked `<!-- agents-test: name -->` in `file` (from the repository root). */
-export function readmeSteps(name: string, file = 'README.md'): SnippetStep[] {
+export function readmeSteps(name: string, file = pageOf(name)): SnippetStep[] {
   const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
   const marker = `<!-- agents-test: ${name} -->`;
   const at = readme.indexOf(marker);
@@ -41,7 +64,7 @@ export function readmeSteps(name: string, file = 'README.md'): SnippetStep[] {
  * The YAML text of the workflow marked `<!-- agents-test: name -->` or `<!-- name -->` in `file`: a whole
  * workflow, run as it stands by the workflow runner.
  */
-export function readmeWorkflow(name: string, file = 'README.md'): string {
+export function readmeWorkflow(name: string, file = pageOf(name)): string {
   const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
   const markers = [`<!-- agents-test: ${name} -->`, `<!-- ${name} -->`];
   const marker = markers.find((m) => readme.includes(m));
@@ -52,7 +75,7 @@ export function readmeWorkflow(name: string, file = 'README.md'): string {
 }
 
 /** The JSON block after `<!-- agents-test: name -->` in `file`. */
-export function readmeJson(name: string, file = 'README.md'): unknown {
+export function readmeJson(name: string, file = pageOf(name)): unknown {
   const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
   const marker = `<!-- agents-test: ${name} -->`;
   const at = readme.indexOf(marker);
@@ -103,10 +126,10 @@ export function installLine(run: string): { pkg: string; global: boolean } | nul
 }
 
 /**
- * README's table "can the agent reach a write token?" (after `<!-- token-reach -->`): by workflow marker, whether
- * the job's token is in the agent step's reach, and whether that token can write.
+ * The table "can the agent reach a write token?" (after `<!-- token-reach -->`, in docs/agents.md): by workflow
+ * marker, whether the job's token is in the agent step's reach, and whether that token can write.
  */
-export function reachTable(file = 'README.md'): Map<string, { token: string; write: string }> {
+export function reachTable(file = pageOf('token-reach')): Map<string, { token: string; write: string }> {
   const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
   const marker = '<!-- token-reach -->';
   const at = readme.indexOf(marker);

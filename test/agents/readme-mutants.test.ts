@@ -18,13 +18,19 @@ import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { modelTls, ROGUE_HOST } from './model-tls.js';
 import { readmeWorkflow } from './readme-jobs.js';
-import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
+import {
+  gateVariation,
+  issueCommentVariation,
+  pullRequests,
+  reviewVariation,
+  threadComments,
+} from './readme-variations.js';
 import { WorkspaceScript } from './script.js';
 import { CLIENTS, egressOf, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
 import { madeRunnerUser, parseWorkflow, type DefaultPermissions } from './workflow-runner.js';
 
 /** README's workflows mutated here, each with the client it runs. */
-const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
+const WORKFLOWS: Array<[snippet: string, client: string]> = [
   ['claude-code', 'claude-code'],
   ['agent-sdk', 'agent-sdk'],
   ['codex', 'codex'],
@@ -33,12 +39,15 @@ const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
   ['codex-workspace', 'codex'],
   ['two-job', 'claude-code'],
   ['staged', 'claude-code'],
-  ['claude-code-action', 'claude-code', 'docs/agents.md'],
-  ['codex-action', 'codex', 'docs/agents.md'],
+  ['claude-code-action', 'claude-code'],
+  ['codex-action', 'codex'],
   // curl is the agent; review runs Claude Code; the gate runs no agent (the model server goes unused)
   ['any-client', 'claude-code'],
   ['review', 'claude-code'],
   ['pull-request-gate', 'claude-code'],
+  // started by the owner's `/implement` comment on an issue; the agent opens a pull request and replies
+  ['issue-comment', 'claude-code'],
+  ['issue-comment-codex', 'codex'],
 ];
 
 /** The workspace workflows' agent edits a file with its own tools; the rest use the gateway's. */
@@ -46,6 +55,8 @@ function variation(snippet: string, client: string): Variation {
   if (snippet === 'any-client') return { files: { 'src/index.ts': 'export const index = 1;\n' } };
   if (snippet === 'review') return reviewVariation(CLIENTS.find((c) => c.name === client)!);
   if (snippet === 'pull-request-gate') return gateVariation();
+  if (snippet.startsWith('issue-comment'))
+    return issueCommentVariation(CLIENTS.find((c) => c.name === client)!);
   if (!snippet.endsWith('-workspace')) return {};
   const file = { path: `src/from-${client}.ts`, content: `export const from = ${JSON.stringify(client)};\n` };
   return {
@@ -65,16 +76,40 @@ const OFFLINE =
   'so the Copilot token is never used';
 const ALWAYS =
   'matters only when the agent job fails: the later job must judge it then too; this run succeeds';
+const SCRIPTED_PROMPT =
+  "a line inside the agent's prompt: the scripted model reads the thread, pushes, opens the pull request and " +
+  'replies whatever the prompt says (a real model needs the whole text)';
+/** The lines both issue-comment workflows (Claude Code's and Codex's) share that a run may not notice. */
+const ISSUE_COMMENT: Record<string, string> = {
+  'name: implement from an issue comment': NAME,
+  'types: [created]':
+    "issue_comment's default activity types are created, edited and deleted: without the line an edited or " +
+    'deleted comment starts the job too; the run here is on a created comment',
+  '# a command on an issue (not a pull request) from someone who may push': 'a comment',
+  "!github.event.issue.pull_request && startsWith(github.event.comment.body, '/implement ') &&":
+    'the rest of the `if:` still lets only people who may push start the job; the run is an `/implement` ' +
+    'comment on an issue, which the line lets through too (a comment on a pull request, or other text, it stops)',
+  'api "$GITHUB_API_URL/repos/$GITHUB_REPOSITORY/git/ref/heads/$BRANCH" 2>/dev/null ||':
+    'keeps the branch on a re-run, where creating it again would fail; the run is the first, where the ' +
+    'branch does not exist yet',
+  'perimeters: implementer':
+    "the run's perimeters.yml has implementer only, which the default (every perimeter) then exposes",
+};
 const SURVIVORS: Record<string, string> = {
   ...Object.fromEntries(
-    WORKFLOWS.filter(([snippet, , file]) => /^name: implement$/m.test(readmeWorkflow(snippet, file))).map(
-      ([snippet]) => [`${snippet}: name: implement`, NAME],
-    ),
+    WORKFLOWS.filter(([snippet]) => /^name: implement$/m.test(readmeWorkflow(snippet))).map(([snippet]) => [
+      `${snippet}: name: implement`,
+      NAME,
+    ]),
   ),
   'agent-sdk: console.log(message.result);': "prints the agent's closing text to the log, nothing more",
   'agent-sdk: if (message.is_error) process.exit(1);': ERROR_EXIT,
   'agent-sdk: cwd: process.cwd(),': "the SDK's default working directory is the process's own",
   'codex: TASK: ${{ inputs.task }}': OWN_TASK,
+  'codex: # Codex sandboxes its tools with bubblewrap: install it before this step (sudo apt-get install -y bubblewrap)':
+    'a comment',
+  'codex-workspace: # Codex sandboxes its tools with bubblewrap: install it before this step (sudo apt-get install -y bubblewrap)':
+    'a comment',
   'codex-action: prompt: ${{ inputs.task }}': OWN_TASK,
   'codex-action: safety-strategy: unprivileged-user':
     'the headers written into the config work under every strategy, and the default (drop-sudo) runs Codex as ' +
@@ -94,6 +129,17 @@ const SURVIVORS: Record<string, string> = {
   'pull-request-gate: permissions: {}':
     "the job's own permissions replace the workflow's; the line keeps a job added later from the " +
     "repository's default token",
+  ...Object.fromEntries(
+    ['issue-comment', 'issue-comment-codex'].flatMap((snippet) =>
+      Object.entries(ISSUE_COMMENT).map(([line, why]) => [`${snippet}: ${line}`, why]),
+    ),
+  ),
+  'issue-comment: (read_thread, thread: trigger) and do what its last /implement comment asks. Push with \\':
+    SCRIPTED_PROMPT,
+  'issue-comment: push_files, open the pull request with open_pull_request, then reply in the thread with \\':
+    SCRIPTED_PROMPT,
+  'issue-comment-codex: last /implement comment asks. Push with push_files, open the pull request with open_pull_request, \\':
+    SCRIPTED_PROMPT,
 };
 
 interface Outcome {
@@ -102,6 +148,8 @@ interface Outcome {
   answer: string;
   /** the pull requests and their reviews */
   pulls: string;
+  /** the comments in every issue and pull request (the agent's reply among them) */
+  comments: string;
   receipt: string | undefined;
   tree: string;
   /** where each agent step found the job's token (`job/step (write): where`), as runs can compare it */
@@ -141,6 +189,7 @@ async function outcome(session: Session): Promise<Outcome> {
     results: JSON.stringify(run.results),
     answer: session.stepLogs.some((l) => l.includes('export const index = 1;')) ? 'index read' : '',
     pulls: await pullRequests(job, run.observer),
+    comments: await threadComments(job, run.observer),
     receipt: await receipt(session),
     tree: await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]),
     tokenReach: run.reach.flatMap((r) =>
@@ -176,15 +225,14 @@ const progress = (line: string) => {
 };
 
 describe("README's workflows, a line deleted at a time", () => {
-  for (const [snippet, clientName, file] of WORKFLOWS) {
+  for (const [snippet, clientName] of WORKFLOWS) {
     it.skipIf(only !== null && !only.includes(snippet))(snippet, { timeout: 3_600_000 }, async () => {
       const client = CLIENTS.find((c) => c.name === clientName)!;
-      const text = readmeWorkflow(snippet, file);
+      const text = readmeWorkflow(snippet);
       const varied = variation(snippet, clientName);
       const base: Variation = {
-        snippet,
-        ...(file && { file }),
         ...varied,
+        snippet,
         files: { ...checkoutFiles(), ...varied.files },
       };
       const run = async (

@@ -76,22 +76,38 @@ export function gateVariation(): Variation {
 
 /** The pull requests and their reviews, a line each, for comparing runs. */
 export async function pullRequests(job: Job, token: string): Promise<string> {
+  const get = async (path: string): Promise<unknown> =>
+    (
+      await fetch(`${job.gh.url}/repos/octo/widgets/pulls${path}`, {
+        headers: { authorization: `token ${token}` },
+      })
+    ).json();
+  // every pull request, open or closed, whatever issues share the numbers before it
+  const pulls = (await get('?state=all&per_page=100')) as Array<{
+    number: number;
+    head: { ref: string };
+    draft: boolean;
+  }>;
+  const found: string[] = [];
+  for (const p of pulls.sort((a, b) => a.number - b.number)) {
+    const reviews = (await get(`/${p.number}/reviews`)) as Array<{ user: { login: string }; state: string }>;
+    found.push(
+      `#${p.number} ${p.head.ref}${p.draft ? ' draft' : ''}: ${reviews.map((r) => `${r.user.login} ${r.state}`).join(', ')}`,
+    );
+  }
+  return found.join('\n');
+}
+
+/** The comments of every issue and pull request, a line each (number, author, first line), for comparing runs. */
+export async function threadComments(job: Job, token: string): Promise<string> {
   const found: string[] = [];
   for (let number = 1; ; number++) {
-    const get = (path: string) =>
-      fetch(`${job.gh.url}/repos/octo/widgets/pulls/${number}${path}`, {
-        headers: { authorization: `token ${token}` },
-      });
-    const pull = await get('');
-    if (pull.status === 404) break;
-    const p = (await pull.json()) as { head: { ref: string }; draft: boolean; title: string };
-    const reviews = (await (await get('/reviews')).json()) as Array<{
-      user: { login: string };
-      state: string;
-    }>;
-    found.push(
-      `#${number} ${p.head.ref}${p.draft ? ' draft' : ''}: ${reviews.map((r) => `${r.user.login} ${r.state}`).join(', ')}`,
-    );
+    const answer = await fetch(`${job.gh.url}/repos/octo/widgets/issues/${number}/comments`, {
+      headers: { authorization: `token ${token}` },
+    });
+    if (answer.status === 404) break;
+    const comments = (await answer.json()) as Array<{ user: { login: string }; body: string }>;
+    for (const c of comments) found.push(`#${number} ${c.user.login}: ${c.body.split('\n')[0]}`);
   }
   return found.join('\n');
 }

@@ -157,8 +157,6 @@ export interface Variation {
   script?: (job: Job) => Scripted;
   /** the task the workflow gives */
   task?: string;
-  /** the file the workflow is in; default README.md */
-  file?: string;
   /** the workflow's text itself (one `perimeter init` wrote), instead of a page's marked block */
   workflow?: string;
   /** the action the run serves from the bundles, as the workflow names it (see WorkflowOptions.action) */
@@ -182,7 +180,7 @@ export async function runReadmeJob(
   options: Variation = {},
 ): Promise<Session> {
   const snippet = options.snippet ?? client.name;
-  const text = options.workflow ?? readmeWorkflow(snippet, options.file);
+  const text = options.workflow ?? readmeWorkflow(snippet);
   const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
   let script: Scripted | undefined;
   let model: ModelServer | undefined;

@@ -41,6 +41,7 @@ import {
   type StepResult,
 } from '@perimeter/test-rigs';
 import { isGatewayRunning } from '../../src/action/agent-job/gateway-process.js';
+import { checkoutSettings, persistCredential } from './checkout.js';
 import { binDir, installDir } from './clients.js';
 import { asText, evaluateValue, property, truthy, type Scope, type Value } from './expressions.js';
 import { installLine } from './readme-jobs.js';
@@ -973,10 +974,10 @@ function strings(map: Record<string, unknown> | undefined, x: Contexts): Record<
 }
 
 /**
- * actions/checkout v5: a clone of the event's ref (GITHUB_REF: the bound branch for workflow_dispatch, the
- * default branch for issue_comment) in the workspace; unless `persist-credentials: false` the token
- * stays in the workspace's git config as an `http.<server>/.extraheader` (v6 and later: in a file under
- * RUNNER_TEMP that the config includes).
+ * actions/checkout (the majors and inputs `checkout.ts` accepts): a clone of the event's ref (GITHUB_REF: the
+ * bound branch for workflow_dispatch, the default branch for issue_comment) in the workspace; unless
+ * `persist-credentials: false` the token stays where that major leaves it (v6 and later: a file under
+ * RUNNER_TEMP that the workspace's git config includes).
  */
 async function checkout(
   standIn: Job,
@@ -986,22 +987,15 @@ async function checkout(
   token: string,
   ref: string,
 ): Promise<{ ok: boolean; log: string; outputs: Record<string, string> }> {
-  const persist = interpolate(String(step.with?.['persist-credentials'] ?? 'true'), x) !== 'false';
+  const { major, persist } = checkoutSettings(step.uses ?? '', withInputs(step, x));
   const workspace = runner.workspace;
   await git(workspace, ['init', '--quiet']);
   await git(workspace, ['fetch', '--quiet', standIn.bare, ref]);
   await git(workspace, ['checkout', '--quiet', 'FETCH_HEAD']);
-  if (persist) {
-    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    await run(
-      'git',
-      ['config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${basic}`],
-      { cwd: workspace },
-    );
-  }
+  const stored = persist ? await persistCredential(major, workspace, runner.runnerTemp, token) : undefined;
   return {
     ok: true,
-    log: `checked out ${ref}${persist ? ' (credentials persisted)' : ''}`,
+    log: `checked out ${ref}${stored ? ` (credentials persisted in ${stored})` : ''}`,
     outputs: {},
   };
 }

@@ -1,6 +1,6 @@
 /**
  * README's "Add it to your repository", as a new user runs it: the commands of its first step, word for word,
- * in a fresh git repository (the clone of this action replaced by this checkout, whose committed `dist/` the
+ * in a fresh git repository (the clone of the user's fork replaced by this checkout, whose committed `dist/` the
  * clone would hold), and a workflow pasted from README then finds its perimeter in the proposal.
  */
 import { execFileSync } from 'node:child_process';
@@ -44,7 +44,9 @@ it("runs the first step's commands as written, and the proposal has the workflow
   git('commit', '-q', '-m', 'init');
 
   const [clone, ...rest] = commands();
-  expect(clone).toMatch(/^git clone --depth 1 https:\/\/github\.com\/OWNER\/perimeter \.\.\/perimeter$/);
+  expect(clone).toMatch(
+    /^git clone --depth 1 https:\/\/github\.com\/YOUR-ACCOUNT\/perimeter \.\.\/perimeter$/,
+  );
   symlinkSync(REPO_ROOT, join(root, 'perimeter'));
   for (const command of rest) {
     expect(command).toMatch(/^node \.\.\/perimeter\/bin\/perimeter\.js [a-z]+$/);
@@ -53,7 +55,7 @@ it("runs the first step's commands as written, and the proposal has the workflow
 
   const config = parseConfig(readFileSync(join(app, 'perimeters.yml'), 'utf8'), 'perimeters.yml');
   const names = config.perimeters.map((p) => p.name);
-  // every perimeter README's one-job agent workflows name is in the proposal, so one pastes as it is
+  // every perimeter the one-job agent workflows (README's, docs/agents.md's) name is in the proposal
   for (const snippet of ['claude-code', 'agent-sdk', 'codex', 'copilot']) {
     const used = /perimeters: (\w[\w-]*)/.exec(readmeWorkflow(snippet))?.[1];
     expect(names, snippet).toContain(used);
