@@ -145,7 +145,7 @@ describe('perimeter init --workflow', () => {
       );
       expect(result.code).toBe(0);
       expect(usesOf(readFileSync(join(dir, '.github/workflows/implement.yml'), 'utf8'))).toEqual([
-        'actions/checkout@v5',
+        'actions/checkout@v7',
         'acme/perimeter-action@v1.2.3',
         'acme/perimeter-action/verify@v1.2.3',
       ]);

@@ -1,7 +1,9 @@
 /**
  * README's "Add it to your repository", as a new user runs it: the commands of its first step, word for word,
- * in a fresh git repository (the clone of the user's fork replaced by this checkout, whose committed `dist/` the
- * clone would hold), and a workflow pasted from README then finds its perimeter in the proposal.
+ * in a fresh git repository beside a clone of a fork (test/cli/fork-clone.ts: this checkout's CLI and action
+ * files, an `origin` on github.com). The workflow `init --workflow` writes is README's own, pinned to the
+ * fork's commit, with no `OWNER`, naming a perimeter of the proposal; and every workflow pasted from README or
+ * docs/agents.md finds its perimeter in the proposal too.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,9 +13,11 @@ import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '@perimeter/test-rigs';
 import { parseConfig } from '../../src/policy/index.js';
 import { readmeWorkflow } from '../agents/readme-jobs.js';
+import { makeForkClone } from '../cli/fork-clone.js';
 
 const root = mkdtempSync(join(tmpdir(), 'perimeter-adopt-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const made = [root];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** The indented sh block after the marker, a command a line. */
 function commands(): string[] {
@@ -24,7 +28,7 @@ function commands(): string[] {
   return block.split('\n').map((line) => line.trim());
 }
 
-it("runs the first step's commands as written, and the proposal has the workflows' perimeter", () => {
+it("runs the first step's commands as written, and the proposal has the workflows' perimeter", async () => {
   const app = join(root, 'app');
   const files: Record<string, string> = {
     'src/cli.ts': 'export const main = () => 0;\n',
@@ -47,9 +51,11 @@ it("runs the first step's commands as written, and the proposal has the workflow
   expect(clone).toMatch(
     /^git clone --depth 1 https:\/\/github\.com\/YOUR-ACCOUNT\/perimeter \.\.\/perimeter$/,
   );
-  symlinkSync(REPO_ROOT, join(root, 'perimeter'));
+  const fork = await makeForkClone();
+  made.push(fork.dir);
+  symlinkSync(fork.dir, join(root, 'perimeter'));
   for (const command of rest) {
-    expect(command).toMatch(/^node \.\.\/perimeter\/bin\/perimeter\.js [a-z]+$/);
+    expect(command).toMatch(/^node \.\.\/perimeter\/bin\/perimeter\.js [a-z]+( --workflow claude-code)?$/);
     execFileSync('sh', ['-c', command], { cwd: app, stdio: 'pipe' });
   }
 
@@ -60,4 +66,16 @@ it("runs the first step's commands as written, and the proposal has the workflow
     const used = /perimeters: (\w[\w-]*)/.exec(readmeWorkflow(snippet))?.[1];
     expect(names, snippet).toContain(used);
   }
+
+  // the workflow init wrote: README's claude-code block, pinned to the fork's commit
+  const written = readFileSync(join(app, '.github/workflows/implement.yml'), 'utf8');
+  expect(written).not.toContain('OWNER');
+  expect(written).toContain(`uses: octo-fork/perimeter@${fork.head}\n`);
+  const perimeter = /perimeters: (\w[\w-]*)/.exec(written)?.[1];
+  expect(names).toContain(perimeter);
+  expect(written).toContain(
+    readmeWorkflow('claude-code')
+      .replaceAll('OWNER/perimeter@v1', `octo-fork/perimeter@${fork.head}`)
+      .replaceAll('implementer', perimeter!),
+  );
 });

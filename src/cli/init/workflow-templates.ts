@@ -100,11 +100,18 @@ const DISPATCH = [
 ];
 
 /** The agent job's steps up to the agent's own: checkout, the perimeter step, the client's install line. */
-function agentSetup(v: WorkflowValues, extra: string, egress: string, install: string): string[] {
+function agentSetup(
+  v: WorkflowValues,
+  extra: string,
+  egress: string,
+  install: string,
+  note: string[] = [],
+): string[] {
   return [
     '    steps:',
-    '      - uses: actions/checkout@v5',
+    '      - uses: actions/checkout@v7',
     '        with: { persist-credentials: false }',
+    ...note,
     '      - id: perimeter',
     `        uses: ${uses(v.action)}`,
     `        with: { perimeters: ${v.perimeter}${extra}, isolation: user, agent-egress: ${egress} }`,
@@ -195,7 +202,7 @@ export function renderWorkflow(kind: WorkflowKind, v: WorkflowValues): string {
       lines = [
         ...DISPATCH,
         ONE_JOB,
-        ...agentSetup(v, '', 'anthropic', 'npm install @anthropic-ai/claude-agent-sdk@0.3.332'),
+        ...agentSetup(v, '', 'anthropic', 'npm install @anthropic-ai/claude-agent-sdk@0.3.337'),
         ...agentSdkStep(p),
       ];
       break;
@@ -203,7 +210,9 @@ export function renderWorkflow(kind: WorkflowKind, v: WorkflowValues): string {
       lines = [
         ...DISPATCH,
         ONE_JOB,
-        ...agentSetup(v, '', 'openai', 'npm install -g @openai/codex@0.171.0'),
+        ...agentSetup(v, '', 'openai', 'npm install -g @openai/codex@0.171.0', [
+          '      # Codex sandboxes its tools with bubblewrap: install it before this step (sudo apt-get install -y bubblewrap)',
+        ]),
         ...codexStep(p),
       ];
       break;
