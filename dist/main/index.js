@@ -38639,6 +38639,10 @@ function writeClientConfigs(dir, endpoints, variables) {
     const perimeters = Object.fromEntries(endpoints.map((e) => [e.name, write(`-${e.name}`, [e])]));
     return { ...write('', endpoints), perimeters };
 }
+/** A word for sh, quoted only when it needs to be. */
+function shellWord(word) {
+    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
 function shellQuote(value) {
     return `'${value.replace(/'/g, `'\\''`)}'`;
 }
@@ -39015,7 +39019,8 @@ function config_ref_judgeConfigRef(facts) {
     let branch = named;
     if (named !== null)
         because = writableBecause(named, facts);
-    else if (SHA.test(ref)) {
+    else {
+        // a tag or a commit: only a SHA can be the start of a branch's head (a tag's name holds a '/')
         for (const [name, sha] of Object.entries(facts.heads)) {
             if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
                 continue;
@@ -39661,6 +39666,15 @@ const ITEM_OF = {
     pull_request_review: 'review',
     discussion: 'discussion',
 };
+/**
+ * The payload field holding the item whose author steers a run of `eventName` (`comment` for `issue_comment`),
+ * or null for an event that carries none. These are the events people without write access can start.
+ */
+function triggerItem(eventName) {
+    return Object.hasOwn(ITEM_OF, eventName) ? ITEM_OF[eventName] : null;
+}
+/** The events whose runs carry an item someone authored (`triggerItem`), in a fixed order. */
+const ITEM_EVENTS = Object.keys(ITEM_OF);
 function object(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
 }
@@ -39683,8 +39697,8 @@ function judgeTrigger(rule, eventName, payload) {
     const sender = login(event.sender);
     if (WRITE_ONLY_EVENTS.has(eventName))
         return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
-    const field = ITEM_OF[eventName];
-    if (field === undefined) {
+    const field = triggerItem(eventName);
+    if (field === null) {
         if (byLogin(rule, sender))
             return { trusted: true, reason: `sender "${sender}" is in trust.users` };
         return {
@@ -63368,23 +63382,32 @@ class GitObjectReads {
             await this.gitHistory.update('asked', sha);
     }
     rememberCommitFiles(sha, files) {
-        this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
+        const list = { paths: files.map((f) => f.path), complete: true, files };
+        this.commitFiles.set(sha, list);
+        this.toldFiles.set(sha, list);
     }
-    async getCommitFiles(sha) {
+    /** file lists told by rememberCommitFiles (the gateway's own pushes), which a `fresh` read still uses */
+    toldFiles = new Map();
+    async getCommitFiles(sha, options = {}) {
         checkSha(sha);
-        return this.commitFiles.get(sha, async () => {
-            const local = await this.gitHistory?.changedFiles(sha);
-            if (local)
-                return { paths: local.map((f) => f.path), complete: true, files: local };
-            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
-            this.commits.set(sha, restCommit(data));
-            const files = data.files ?? [];
-            return {
-                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
-                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
-                files: files.map(comparedFile),
-            };
-        });
+        if (!options.fresh)
+            return this.commitFiles.get(sha, () => this.readCommitFiles(sha));
+        const found = this.toldFiles.get(sha) ?? (await this.readCommitFiles(sha));
+        this.commitFiles.set(sha, found);
+        return found;
+    }
+    async readCommitFiles(sha) {
+        const local = await this.gitHistory?.changedFiles(sha);
+        if (local)
+            return { paths: local.map((f) => f.path), complete: true, files: local };
+        const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
+        this.commits.set(sha, restCommit(data));
+        const files = data.files ?? [];
+        return {
+            paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
+            complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+            files: files.map(comparedFile),
+        };
     }
     async listCommits(options) {
         const perPage = options.perPage ?? 30;
@@ -63403,6 +63426,9 @@ class GitObjectReads {
             this.commits.set(commit.sha, commit);
             return commit;
         });
+    }
+    holdsHistory(head) {
+        return this.gitHistory?.holds(head) ?? false;
     }
     async isAncestor(ancestor, descendant) {
         if (checkSha(ancestor) === checkSha(descendant))
@@ -65451,10 +65477,6 @@ async function handOutAll(settings, upstream, context) {
     }
     info(`workspaces ready in ${Math.round(external_node_perf_hooks_.performance.now() - started)} ms: ${figures.blobs} blobs, ` +
         `${figures.byGit} over git, ${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`);
-}
-/** A word for sh, quoted only when it needs to be. */
-function shellWord(word) {
-    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */
 async function markPending(upstream, sha, settings) {
